@@ -1,0 +1,21 @@
+/// \file
+/// Resolves a `--model` argument (zoo name or network JSON path) to a ready network:
+/// weights loaded or seeded at random, BatchNorm folded.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "libs/ir/network.h"
+
+namespace lw::cli {
+
+constexpr uint64_t kDefaultWeightSeed = 1;
+
+/// The network as described (BatchNorm still present), with weights.
+Network load_model_unfolded(const std::string& model, uint64_t weight_seed = kDefaultWeightSeed);
+/// Ready to execute: BatchNorm folded into its producer.
+Network load_model(const std::string& model, uint64_t weight_seed = kDefaultWeightSeed);
+/// Seeded random input of the network's input shape (uniform in [-1, 1]).
+Tensor random_input(const Network& net, uint64_t seed);
+
+}  // namespace lw::cli

@@ -1,0 +1,109 @@
+#include "libs/core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "libs/core/status.h"
+
+namespace lw {
+
+const char* to_string(DType d) {
+  switch (d) {
+#define X(e, s, b) \
+  case DType::e: return s;
+#include "libs/core/dtype.inc"
+#undef X
+  }
+  return "?";
+}
+const char* to_string(Layout l) {
+  switch (l) {
+#define X(e, s) \
+  case Layout::e: return s;
+#include "libs/core/layout.inc"
+#undef X
+  }
+  return "?";
+}
+std::optional<DType> parse_dtype(const std::string& s) {
+#define X(e, str, b) \
+  if (s == str) return DType::e;
+#include "libs/core/dtype.inc"
+#undef X
+  return std::nullopt;
+}
+std::optional<Layout> parse_layout(const std::string& s) {
+#define X(e, str) \
+  if (s == str) return Layout::e;
+#include "libs/core/layout.inc"
+#undef X
+  return std::nullopt;
+}
+size_t dtype_bytes(DType d) {
+  switch (d) {
+#define X(e, s, b) \
+  case DType::e: return b;
+#include "libs/core/dtype.inc"
+#undef X
+  }
+  return 0;
+}
+
+std::string Shape::to_string() const {
+  return std::to_string(n) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
+}
+
+Tensor Tensor::create(Shape shape, DType dtype, Layout layout) {
+  Tensor t;
+  t.shape_ = shape;
+  t.dtype_ = dtype;
+  t.layout_ = layout;
+  // Round up so aligned_alloc's size rule holds; +64 keeps SIMD tails in bounds.
+  size_t bytes = (t.bytes() + 64 + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, bytes);
+  LW_CHECK(p != nullptr);
+  std::memset(p, 0, bytes);
+  t.owner_ = std::shared_ptr<void>(p, std::free);
+  t.data_ = p;
+  return t;
+}
+
+Tensor Tensor::view(void* data, Shape shape, DType dtype, Layout layout) {
+  Tensor t;
+  t.shape_ = shape;
+  t.dtype_ = dtype;
+  t.layout_ = layout;
+  t.data_ = data;
+  return t;
+}
+
+int64_t Tensor::offset(int n, int c, int h, int w) const {
+  const Shape& s = shape_;
+  if (layout_ == Layout::kNCHW) return ((int64_t(n) * s.c + c) * s.h + h) * s.w + w;
+  return ((int64_t(n) * s.h + h) * s.w + w) * s.c + c;
+}
+
+Tensor Tensor::clone() const {
+  Tensor t = create(shape_, dtype_, layout_);
+  t.quant_ = quant_;
+  std::memcpy(t.data_, data_, bytes());
+  return t;
+}
+
+Tensor to_layout(const Tensor& src, Layout to) {
+  if (src.layout() == to) return src.clone();
+  Tensor dst = Tensor::create(src.shape(), src.dtype(), to);
+  dst.set_quant(src.quant());
+  const Shape& s = src.shape();
+  const size_t eb = dtype_bytes(src.dtype());
+  const auto* in = static_cast<const uint8_t*>(src.data());
+  auto* out = static_cast<uint8_t*>(dst.data());
+  for (int n = 0; n < s.n; ++n)
+    for (int c = 0; c < s.c; ++c)
+      for (int h = 0; h < s.h; ++h)
+        for (int w = 0; w < s.w; ++w)
+          std::memcpy(out + dst.offset(n, c, h, w) * eb, in + src.offset(n, c, h, w) * eb, eb);
+  return dst;
+}
+
+}  // namespace lw
