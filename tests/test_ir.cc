@@ -1,0 +1,115 @@
+// Network IR: shape inference, accounting, validation, BatchNorm folding.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "libs/ir/network.h"
+#include "libs/ref/reference.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+
+TEST_CASE("conv and pool shapes follow PyTorch's rules") {
+  NetBuilder b("t", Shape{1, 3, 224, 224});
+  int x = b.conv(0, 64, 7, 2, 3);
+  CHECK(b.shape(x) == Shape{1, 64, 112, 112});
+  int p = b.max_pool(x, 3, 2, 1);
+  CHECK(b.shape(p) == Shape{1, 64, 56, 56});
+  // SqueezeNet: 3x3 s2 ceil mode on 111 gives 55; floor would also give 55, 112 shows the difference.
+  NetBuilder c("t", Shape{1, 8, 112, 112});
+  CHECK(c.shape(c.max_pool(0, 3, 2, 0, true)) == Shape{1, 8, 56, 56});
+  CHECK(c.shape(c.max_pool(0, 3, 2, 0, false)) == Shape{1, 8, 55, 55});
+  // Ceil mode never starts a window in the right padding: 5 -> k2 s2 p1 ceil gives 3, not 4.
+  NetBuilder d("t", Shape{1, 1, 5, 5});
+  CHECK(d.shape(d.max_pool(0, 2, 2, 1, true)) == Shape{1, 1, 3, 3});
+}
+
+TEST_CASE("asymmetric padding, dilation and groups") {
+  Network net;
+  net.layers.resize(2);
+  net.layers[0].name = "in";
+  net.layers[0].out = Shape{1, 6, 9, 10};
+  Layer& l = net.layers[1];
+  l.name = "c";
+  l.kind = LayerKind::kConv2d;
+  l.inputs = {0};
+  l.out_channels = 4;
+  l.groups = 2;
+  l.window.kh = 3;
+  l.window.kw = 2;
+  l.window.dil_h = 2;
+  l.window.pad_top = 0;
+  l.window.pad_bottom = 3;
+  l.window.pad_left = 1;
+  l.window.stride_w = 2;
+  REQUIRE(infer_shapes(net).is_ok());
+  // h: 9 + 0 + 3 - 2*2 - 1 = 7 -> 8; w: (10 + 1 - 1 - 1) / 2 + 1 = 5
+  CHECK(l.out == Shape{1, 4, 8, 5});
+  CHECK(layer_params(net, 1) == 4 * 3 * 3 * 2);
+  l.groups = 4;  // 6 input channels are not divisible by 4
+  CHECK(infer_shapes(net).code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("invalid topologies are rejected with the layer named") {
+  NetBuilder b("t", Shape{1, 4, 8, 8});
+  int x = b.conv(0, 4, 3);
+  b.add(x, 0);
+  Network net = b.finish();
+  net.layers[2].inputs = {1, 2};  // self-loop: not an earlier layer
+  Status s = infer_shapes(net);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message().find("add") != std::string::npos);
+  net.layers[2].inputs = {1};  // add needs two inputs
+  CHECK(infer_shapes(net).message().find("takes 2 inputs") != std::string::npos);
+}
+
+TEST_CASE("add rejects mismatched shapes, mul accepts a per-channel scale") {
+  NetBuilder b("t", Shape{1, 8, 6, 6});
+  int g = b.global_avg_pool(0);
+  CHECK(b.shape(b.mul(0, g)) == Shape{1, 8, 6, 6});
+  Network net = b.finish();
+  Layer add;
+  add.name = "bad";
+  add.kind = LayerKind::kAdd;
+  add.inputs = {0, g};
+  net.layers.push_back(add);
+  CHECK(infer_shapes(net).code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("BatchNorm folding preserves the function") {
+  NetBuilder b("t", Shape{1, 5, 7, 7});
+  int x = b.conv_bn(0, 6, 3, 1, 1, LayerKind::kRelu, "c1");
+  x = b.conv_bn(x, 6, 3, 2, 6, LayerKind::kInput, "dw");
+  b.fc(b.flatten(x), 3);
+  Network net = b.finish();
+  init_random_weights(net, 7);
+  Network folded;
+  REQUIRE(fold_batch_norm(net, &folded).is_ok());
+  CHECK(folded.layers.size() == net.layers.size() - 2);
+  Tensor in = Tensor::create(net.input_shape());
+  for (int64_t i = 0; i < in.shape().elements(); ++i) in.f32()[i] = std::sin(0.37f * i);
+  std::vector<Tensor> a, f;
+  REQUIRE(reference_forward(net, in, &a).is_ok());
+  REQUIRE(reference_forward(folded, in, &f).is_ok());
+  const Tensor &ya = a.back(), &yf = f.back();
+  REQUIRE(ya.shape() == yf.shape());
+  float scale = 0, diff = 0;
+  for (int64_t i = 0; i < ya.shape().elements(); ++i) {
+    scale = std::max(scale, std::abs(ya.f32()[i]));
+    diff = std::max(diff, std::abs(ya.f32()[i] - yf.f32()[i]));
+  }
+  CHECK(scale > 0);
+  CHECK(diff / scale <= 1e-5f);
+}
+
+TEST_CASE("check_weights names the layer with the wrong weight count") {
+  NetBuilder b("t", Shape{1, 2, 4, 4});
+  b.conv(0, 3, 1, 1, 0, 1, true, "proj");
+  Network net = b.finish();
+  init_random_weights(net, 1);
+  CHECK(check_weights(net).is_ok());
+  net.layers[1].weights.pop_back();
+  Status s = check_weights(net);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find("proj") != std::string::npos);
+}
