@@ -1,5 +1,7 @@
 #include "libs/ir/network_json.h"
 
+#include "libs/core/json_reader.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -15,31 +17,9 @@ using json = nlohmann::json;
 
 namespace {
 
-// Walks a JSON document and reports errors as "<origin>: <pointer>: <reason>".
-struct Reader {
-  std::string origin;
-  Status err(const std::string& path, const std::string& why) const {
-    return parse_error(origin + ": " + (path.empty() ? "/" : path) + ": " + why);
-  }
-  Status keys(const json& j, const std::string& path, const std::set<std::string>& allowed) const {
-    if (!j.is_object()) return err(path, "expected an object");
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (!allowed.count(it.key())) return err(path + "/" + it.key(), "unknown key");
-    return Status::ok();
-  }
-  Status integer(const json& j, const std::string& key, const std::string& path, int* out, bool required = false) const {
-    if (!j.contains(key)) return required ? err(path + "/" + key, "missing") : Status::ok();
-    const json& v = j[key];
-    if (!v.is_number_integer()) return err(path + "/" + key, "expected an integer");
-    *out = v.get<int>();
-    return Status::ok();
-  }
-  Status boolean(const json& j, const std::string& key, const std::string& path, bool* out) const {
-    if (!j.contains(key)) return Status::ok();
-    if (!j[key].is_boolean()) return err(path + "/" + key, "expected true or false");
-    *out = j[key].get<bool>();
-    return Status::ok();
-  }
+// Network-specific readers on top of JsonReader.
+struct Reader : JsonReader {
+  using JsonReader::JsonReader;
   // "kernel": 3 or [3, 3]
   Status pair(const json& j, const std::string& key, const std::string& path, int* a, int* b) const {
     if (!j.contains(key)) return Status::ok();
@@ -152,13 +132,9 @@ Status write_file_atomic(const std::string& path, const std::string& data) {
 }
 
 Status network_from_json(const std::string& text, const std::string& origin, const std::string& dir, Network* out) {
-  Reader r{origin};
+  Reader r(origin);
   json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return parse_error(origin + ": byte " + std::to_string(e.byte) + ": malformed JSON");
-  }
+  LW_RETURN_IF_ERROR(r.parse(text, &doc));
   LW_RETURN_IF_ERROR(r.keys(doc, "", {"format", "name", "layers", "weights"}));
   if (doc.contains("format") && doc["format"] != "layerwise-network/1")
     return r.err("/format", "expected \"layerwise-network/1\"");
