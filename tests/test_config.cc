@@ -1,0 +1,76 @@
+// Experiment config schema: defaults, resolution round trip, one-line errors with JSON paths.
+#include <doctest/doctest.h>
+
+#include "explorer/config.h"
+
+using namespace lw;
+
+namespace {
+const ConfigVocabulary kVocab{{"native", "openblas", "xnnpack", "torch"}, {"qlearning", "dqn", "exact", "random"}};
+
+Status parse(const std::string& text, ExperimentConfig* c = nullptr) {
+  ExperimentConfig tmp;
+  return parse_config(text, "exp.json", kVocab, c ? c : &tmp);
+}
+}  // namespace
+
+TEST_CASE("a minimal config gets the documented defaults") {
+  ExperimentConfig c;
+  REQUIRE(parse(R"({"model": "mobilenetv2"})", &c).is_ok());
+  CHECK(c.name == "mobilenetv2");
+  CHECK(c.runs == kDefaultRuns);
+  CHECK(c.warmup == kDefaultWarmup);
+  CHECK(c.latency_band_pct == kDefaultLatencyBandPct);
+  CHECK(c.threads == std::vector<int>{1, 2});
+  REQUIRE(c.agents.size() == 1);
+  CHECK(c.agents[0].name == kDefaultAgent);
+  CHECK(c.seeds == std::vector<uint64_t>{1});
+}
+
+TEST_CASE("the resolved config parses back to the same config") {
+  ExperimentConfig c;
+  REQUIRE(parse(R"({"name": "x", "model": "resnet50", "device": {"libraries": ["native", "xnnpack"], "threads": [1]},
+    "profile": {"runs": 30, "max_runs": 60}, "search": {"objective": "weighted", "memory_weight_ms_per_mib": 0.5,
+    "max_memory_mib": 64, "agents": ["exact", {"agent": "qlearning", "episodes": 500}], "seeds": [3, 4]},
+    "filter": {"latency_band_pct": 10, "test_images": 0}, "replay": {"runs": 5}, "output_dir": "out"})", &c).is_ok());
+  auto j = resolved_config(c);
+  ExperimentConfig back;
+  REQUIRE(parse(j.dump(), &back).is_ok());
+  CHECK(resolved_config(back) == j);
+  CHECK(back.agents[1].params["episodes"] == 500);
+  CHECK(back.max_memory_mib.value() == 64);
+  CHECK(back.seeds == std::vector<uint64_t>{3, 4});
+}
+
+TEST_CASE("schema errors name the file and the JSON path on one line") {
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {R"({"model": "m", "colour": 1})", "exp.json: /colour: unknown key"},
+      {R"({"model": 3})", "exp.json: /model: expected a string"},
+      {R"({})", "exp.json: /model: missing"},
+      {R"({"model": "m", "device": {"libraries": ["native", "cudnn"]}})",
+       "exp.json: /device/libraries/1: unknown library 'cudnn' (known: native, openblas, xnnpack, torch)"},
+      {R"({"model": "m", "device": {"threads": [4]}})", "/device/threads/0: thread sets are 1"},
+      {R"({"model": "m", "search": {"agents": ["ppo"]}})", "/search/agents/0: unknown agent 'ppo'"},
+      {R"({"model": "m", "search": {"agents": [{"agent": "ppo"}]}})", "/search/agents/0/agent: unknown agent 'ppo'"},
+      {R"({"model": "m", "search": {"objective": "energy"}})", "/search/objective: unknown objective 'energy'"},
+      {R"({"model": "m", "search": {"max_memory_mib": -1}})", "/search/max_memory_mib: must be positive"},
+      {R"({"model": "m", "profile": {"runs": "many"}})", "/profile/runs: expected an integer"},
+      {R"({"model": "m", "profile": {"runs": 50, "max_runs": 10}})", "/profile/max_runs: must be >= runs"},
+      {R"({"model": "m", "filter": {"latency_band_pct": -5}})", "/filter/latency_band_pct: must be in"},
+      {R"({"model": "m", "search": {"seeds": [-1]}})", "/search/seeds/0: expected a non-negative integer"},
+      {R"({"model": "m", "replay": {"runs": 0}})", "/replay/runs: must be in"},
+      {R"({"model": "m",)", "exp.json: byte"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    Status s = parse(c.text);
+    CAPTURE(s.message());
+    CHECK(s.code() == StatusCode::kParseError);
+    CHECK(s.message().find(c.expect) != std::string::npos);
+    CHECK(s.message().find('\n') == std::string::npos);
+  }
+}
