@@ -12,18 +12,18 @@ namespace lw {
 
 namespace {
 // Both objectives as "lower is better".
-double second(const Candidate& c, SecondAxis axis) {
+double second(const ParetoPoint& c, SecondAxis axis) {
   return axis == SecondAxis::kAccuracy ? -c.accuracy : c.memory_bytes;
 }
 const char* const kMarked[] = {"ref-fp32", "opt-fp32", "all-int8", "chosen"};
 }  // namespace
 
-bool dominates(const Candidate& a, const Candidate& b, SecondAxis axis) {
+bool dominates(const ParetoPoint& a, const ParetoPoint& b, SecondAxis axis) {
   double a2 = second(a, axis), b2 = second(b, axis);
   return a.latency_ms <= b.latency_ms && a2 <= b2 && (a.latency_ms < b.latency_ms || a2 < b2);
 }
 
-std::vector<size_t> pareto_front(const std::vector<Candidate>& c, SecondAxis axis) {
+std::vector<size_t> pareto_front(const std::vector<ParetoPoint>& c, SecondAxis axis) {
   std::vector<size_t> idx(c.size());
   std::iota(idx.begin(), idx.end(), 0);
   // Sort by latency, then by the second objective: a sweep keeps each point that improves on
@@ -38,7 +38,7 @@ std::vector<size_t> pareto_front(const std::vector<Candidate>& c, SecondAxis axi
   return front;
 }
 
-std::string pareto_csv(const std::vector<Candidate>& c, SecondAxis axis) {
+std::string pareto_csv(const std::vector<ParetoPoint>& c, SecondAxis axis) {
   auto front = pareto_front(c, axis);
   std::vector<bool> on(c.size(), false);
   for (size_t i : front) on[i] = true;
@@ -74,7 +74,7 @@ std::string gnuplot_script(const std::string& csv, SecondAxis axis, const std::s
 }
 }  // namespace
 
-Status write_pareto(const std::vector<Candidate>& c, SecondAxis axis, const std::string& stem, const std::string& title) {
+Status write_pareto(const std::vector<ParetoPoint>& c, SecondAxis axis, const std::string& stem, const std::string& title) {
   const std::string csv = stem + ".csv";
   LW_RETURN_IF_ERROR(write_file_atomic(csv, pareto_csv(c, axis)));
   const std::pair<const char*, const char*> outputs[] = {{"pngcairo size 900,600", "png"}, {"svg size 900,600", "svg"}};

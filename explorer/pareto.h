@@ -10,7 +10,7 @@
 
 namespace lw {
 
-struct Candidate {
+struct ParetoPoint {
   std::string label;       // e.g. "ref-fp32", "opt-fp32", "all-int8", "chosen", "sol-17"
   double latency_ms = 0;   // lower is better
   double accuracy = 0;     // top-1 (or fidelity) in [0, 1]; higher is better
@@ -20,18 +20,18 @@ struct Candidate {
 enum class SecondAxis { kAccuracy, kMemory };
 
 /// True when `a` is at least as good as `b` on both objectives and better on one.
-bool dominates(const Candidate& a, const Candidate& b, SecondAxis axis);
+bool dominates(const ParetoPoint& a, const ParetoPoint& b, SecondAxis axis);
 
 /// Indices of the non-dominated candidates (minimise latency; maximise accuracy or minimise
 /// memory), sorted by latency. Exact duplicates keep the first occurrence.
-std::vector<size_t> pareto_front(const std::vector<Candidate>& c, SecondAxis axis);
+std::vector<size_t> pareto_front(const std::vector<ParetoPoint>& c, SecondAxis axis);
 
 /// CSV with a header row and units: label,latency_ms,accuracy_pct,memory_MiB,on_front.
-std::string pareto_csv(const std::vector<Candidate>& c, SecondAxis axis);
+std::string pareto_csv(const std::vector<ParetoPoint>& c, SecondAxis axis);
 
 /// Writes <stem>.csv, <stem>.png and <stem>.svg (gnuplot). Labelled candidates
 /// ("ref-fp32", "opt-fp32", "all-int8", "chosen") are marked on the plot.
-Status write_pareto(const std::vector<Candidate>& c, SecondAxis axis, const std::string& stem,
+Status write_pareto(const std::vector<ParetoPoint>& c, SecondAxis axis, const std::string& stem,
                     const std::string& title);
 
 }  // namespace lw
