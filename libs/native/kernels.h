@@ -1,0 +1,87 @@
+// Internal to libs/native and libs/openblas: conv geometry, activation epilogues and the
+// shared conv primitive base. Not a public header of the backend.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "libs/native/native.h"
+#include "libs/ops/thread_pool.h"
+
+namespace lw::native {
+
+struct ConvGeom {
+  int n = 0, c = 0, h = 0, w = 0, k = 0, oh = 0, ow = 0;
+  int kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0, dh = 1, dw = 1, groups = 1;
+  int cg() const { return c / groups; }
+  int kg() const { return k / groups; }
+  int64_t ohw() const { return int64_t(oh) * ow; }
+  int64_t hw() const { return int64_t(h) * w; }
+};
+ConvGeom conv_geom(const Layer& layer, const Shape& in, const Shape& out);
+
+// Activation functors: the kind is switched once outside the loop.
+struct ActNone { float operator()(float x) const { return x; } };
+struct ActRelu { float operator()(float x) const { return std::max(x, 0.f); } };
+struct ActRelu6 { float operator()(float x) const { return std::min(std::max(x, 0.f), 6.f); } };
+struct ActHardSwish { float operator()(float x) const { return x * std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); } };
+struct ActHardSigmoid { float operator()(float x) const { return std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); } };
+struct ActSigmoid { float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); } };
+
+template <typename F>
+void with_activation(LayerKind kind, F&& f) {
+  switch (kind) {
+    case LayerKind::kRelu: f(ActRelu{}); break;
+    case LayerKind::kRelu6: f(ActRelu6{}); break;
+    case LayerKind::kHardSwish: f(ActHardSwish{}); break;
+    case LayerKind::kHardSigmoid: f(ActHardSigmoid{}); break;
+    case LayerKind::kSigmoid: f(ActSigmoid{}); break;
+    default: f(ActNone{}); break;
+  }
+}
+
+/// NCHW epilogue: rows = channels (bias per row), each `cols` long with stride ldc.
+void bias_act_rows(int threads, float* c, int rows, int64_t cols, int64_t ldc, const float* bias, LayerKind act);
+/// NHWC epilogue: `rows` pixels of `cols` channels (bias per column), stride ldc.
+void bias_act_cols(int threads, float* c, int64_t rows, int cols, int64_t ldc, const float* bias, LayerKind act);
+
+/// Shared state of every conv primitive: geometry, bias, activation, packed weights.
+class ConvBase : public Primitive {
+ public:
+  ConvBase(const PrimitiveArgs& a);
+  Status reshape(const std::vector<Shape>& in) override;
+  Status setup(const std::vector<const void*>& in, void* out, void* workspace) override;
+
+ protected:
+  /// Called by reshape once geom_ is known: set workspace_bytes_.
+  virtual size_t workspace_for(const ConvGeom& g) const { return 0; }
+  void epilogue(float* y) const;  // bias + activation over the whole output, in layout_
+  const Layer& layer() const { return layer_; }
+
+  Layer layer_;  // weights dropped after packing; geometry kept
+  Layout layout_;
+  int threads_;
+  LayerKind act_;
+  std::vector<float> bias_;  // K entries (zeros without bias)
+  std::vector<float> packed_;
+  ConvGeom g_;
+  const float* x_ = nullptr;
+  float* y_ = nullptr;
+  float* ws_ = nullptr;
+};
+
+/// Packs [K][Cg][kh][kw] weights as [g][kh][kw][Cg][Kg] (B operand of NHWC GEMMs).
+std::vector<float> pack_hwio(const Layer& l, int cg);
+
+// Factories of the conv algorithms (conv_*.cc).
+Status create_direct_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+Status create_depthwise_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+Status create_im2row_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+Status create_kn2row_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+Status create_winograd_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+
+// Registration helpers (layers.cc, conversions.cc).
+void register_layers(Registry& r);
+void register_conversions(Registry& r);
+
+}  // namespace lw::native

@@ -1,0 +1,275 @@
+// Native non-conv layers, NCHW and NHWC f32: activations, add, mul, concat, pooling,
+// global average pooling, fully connected, flatten, softmax.
+#include <cstring>
+#include <limits>
+
+#include "libs/native/kernels.h"
+
+namespace lw::native {
+namespace {
+
+// Common state: layer geometry, input shapes and bound pointers.
+class LayerPrim : public Primitive {
+ public:
+  explicit LayerPrim(const PrimitiveArgs& a)
+      : Primitive(a.desc.name()), layer_(*a.layer), nhwc_(a.desc.layout_in == Layout::kNHWC), threads_(a.desc.threads) {
+    layer_.weights.clear();
+    layer_.bias.clear();
+  }
+  Status reshape(const std::vector<Shape>& in) override {
+    in_ = in;
+    return infer_layer_shape(layer_, in, &out_shape_);
+  }
+  Status setup(const std::vector<const void*>& in, void* out, void* workspace) override {
+    if (in.size() != in_.size() || !out) return invalid_argument("wrong number of inputs or null output");
+    x_.clear();
+    for (const void* p : in) {
+      if (!p) return invalid_argument("null input");
+      x_.push_back(static_cast<const float*>(p));
+    }
+    y_ = static_cast<float*>(out);
+    return Status::ok();
+  }
+
+ protected:
+  Layer layer_;
+  bool nhwc_;
+  int threads_;
+  std::vector<Shape> in_;
+  std::vector<const float*> x_;
+  float* y_ = nullptr;
+};
+
+// Activations, add and mul: elementwise (mul may broadcast a N x C x 1 x 1 scale).
+class Eltwise : public LayerPrim {
+ public:
+  using LayerPrim::LayerPrim;
+  bool can_run_in_place() const override { return true; }
+  Status run() override {
+    LayerKind act = is_activation(layer_.kind) ? layer_.kind : layer_.fused_activation;
+    const int64_t total = out_shape_.elements();
+    const float* a = x_[0];
+    const float* b = x_.size() > 1 ? x_[1] : nullptr;
+    const Shape& s = out_shape_;
+    bool bcast = layer_.kind == LayerKind::kMul && in_[1].h * in_[1].w == 1 && s.h * s.w > 1;
+    with_activation(act, [&](auto f) {
+      parallel_for(threads_, total, 256, [&](int64_t i0, int64_t i1) {
+        if (layer_.kind == LayerKind::kAdd)
+          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i] + b[i]);
+        else if (layer_.kind == LayerKind::kMul && !bcast)
+          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i] * b[i]);
+        else if (layer_.kind == LayerKind::kMul)
+          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i] * b[scale_index(i)]);
+        else
+          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i]);
+      });
+    });
+    return Status::ok();
+  }
+
+ private:
+  int64_t scale_index(int64_t i) const {
+    const Shape& s = out_shape_;
+    const int64_t hw = int64_t(s.h) * s.w;
+    if (!nhwc_) return i / hw;  // (n*C + c)
+    return i / (hw * s.c) * s.c + i % s.c;
+  }
+};
+
+class Concat : public LayerPrim {
+ public:
+  using LayerPrim::LayerPrim;
+  Status run() override {
+    const Shape& s = out_shape_;
+    const int64_t hw = int64_t(s.h) * s.w;
+    if (!nhwc_) {
+      for (int n = 0; n < s.n; ++n) {
+        float* dst = y_ + int64_t(n) * s.c * hw;
+        for (size_t i = 0; i < x_.size(); ++i) {
+          int64_t block = int64_t(in_[i].c) * hw;
+          std::memcpy(dst, x_[i] + n * block, sizeof(float) * block);
+          dst += block;
+        }
+      }
+      return Status::ok();
+    }
+    parallel_for(threads_, int64_t(s.n) * hw, 16, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        float* dst = y_ + p * s.c;
+        for (size_t i = 0; i < x_.size(); ++i) {
+          std::memcpy(dst, x_[i] + p * in_[i].c, sizeof(float) * in_[i].c);
+          dst += in_[i].c;
+        }
+      }
+    });
+    return Status::ok();
+  }
+};
+
+// Max / average pooling with PyTorch's divisor rules (see libs/ref).
+class Pool : public LayerPrim {
+ public:
+  explicit Pool(const PrimitiveArgs& a) : LayerPrim(a) {
+    if (layer_.kind == LayerKind::kGlobalAvgPool) {
+      layer_.window = Window{};
+      layer_.window.kh = a.in_shapes[0].h;
+      layer_.window.kw = a.in_shapes[0].w;
+    }
+  }
+  Status run() override {
+    const Shape &is = in_[0], &os = out_shape_;
+    const bool is_max = layer_.kind == LayerKind::kMaxPool;
+    // NCHW: one task per output row of a plane, channel stride HW; NHWC: channels innermost.
+    const int64_t cs = nhwc_ ? 1 : int64_t(is.h) * is.w, ps = nhwc_ ? is.c : 1;
+    const int64_t ocs = nhwc_ ? 1 : int64_t(os.h) * os.w, ops = nhwc_ ? os.c : 1;
+    const int64_t in_n = int64_t(is.c) * is.h * is.w, out_n = int64_t(os.c) * os.h * os.w;
+    parallel_for(threads_, int64_t(os.n) * os.h, [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        int n = int(row / os.h), oh = int(row % os.h);
+        for (int ow = 0; ow < os.w; ++ow)
+          window(x_[0] + n * in_n, y_ + n * out_n + (int64_t(oh) * os.w + ow) * ops, oh, ow, cs, ps, ocs, is_max);
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  void window(const float* x, float* y, int oh, int ow, int64_t cs, int64_t ps, int64_t ocs, bool is_max) const {
+    const Shape& is = in_[0];
+    const Window& w = layer_.window;
+    int h0 = oh * w.stride_h - w.pad_top, w0 = ow * w.stride_w - w.pad_left;
+    int hend = std::min(h0 + w.kh, is.h + w.pad_bottom), wend = std::min(w0 + w.kw, is.w + w.pad_right);
+    int hs = std::max(h0, 0), he = std::min(h0 + w.kh, is.h), ws = std::max(w0, 0), we = std::min(w0 + w.kw, is.w);
+    int count = std::max(0, he - hs) * std::max(0, we - ws);
+    float div = float(layer_.count_include_pad ? (hend - h0) * (wend - w0) : std::max(count, 1));
+    for (int c = 0; c < is.c; ++c) y[c * ocs] = is_max ? -std::numeric_limits<float>::infinity() : 0.f;
+    for (int ih = hs; ih < he; ++ih)
+      for (int iw = ws; iw < we; ++iw) {
+        const float* p = x + (int64_t(ih) * is.w + iw) * ps;
+        if (is_max)
+          for (int c = 0; c < is.c; ++c) y[c * ocs] = std::max(y[c * ocs], p[c * cs]);
+        else
+          for (int c = 0; c < is.c; ++c) y[c * ocs] += p[c * cs];
+      }
+    if (!is_max)
+      for (int c = 0; c < is.c; ++c) y[c * ocs] /= div;
+  }
+};
+
+// y[n][O] = x[n][F] * W^T with W re-ordered to the input layout's flatten order.
+class FullyConnected : public LayerPrim {
+ public:
+  explicit FullyConnected(const PrimitiveArgs& a) : LayerPrim(a) {
+    const Layer& l = *a.layer;
+    const Shape& s = a.in_shapes[0];
+    const int O = l.out_channels;
+    const int64_t F = int64_t(s.c) * s.h * s.w;
+    wt_.resize(size_t(F) * O);
+    for (int o = 0; o < O; ++o)
+      for (int c = 0; c < s.c; ++c)
+        for (int64_t hw = 0; hw < int64_t(s.h) * s.w; ++hw) {
+          int64_t src = int64_t(c) * s.h * s.w + hw;            // NCHW flatten order
+          int64_t dst = nhwc_ ? hw * s.c + c : src;             // this layout's order
+          wt_[dst * O + o] = l.weights[o * F + src];
+        }
+    bias_.assign(O, 0.f);
+    if (!l.bias.empty()) bias_ = l.bias;
+    weight_bytes_ = (wt_.size() + bias_.size()) * sizeof(float);
+  }
+  Status run() override {
+    const Shape& s = in_[0];
+    const int O = layer_.out_channels, F = s.c * s.h * s.w;
+    native_gemm(threads_, s.n, O, F, x_[0], F, wt_.data(), O, y_, O, false);
+    bias_act_cols(1, y_, s.n, O, O, bias_.data(), layer_.fused_activation);
+    return Status::ok();
+  }
+
+ private:
+  std::vector<float> wt_, bias_;
+};
+
+class Flatten : public LayerPrim {
+ public:
+  using LayerPrim::LayerPrim;
+  Status run() override {
+    const Shape& s = in_[0];
+    const int64_t hw = int64_t(s.h) * s.w, per = int64_t(s.c) * hw;
+    if (!nhwc_ || hw == 1) {
+      std::memcpy(y_, x_[0], sizeof(float) * per * s.n);
+      return Status::ok();
+    }
+    for (int n = 0; n < s.n; ++n)
+      for (int c = 0; c < s.c; ++c)
+        for (int64_t p = 0; p < hw; ++p) y_[n * per + c * hw + p] = x_[0][n * per + p * s.c + c];
+    return Status::ok();
+  }
+};
+
+class Softmax : public LayerPrim {
+ public:
+  using LayerPrim::LayerPrim;
+  Status run() override {
+    const Shape& s = in_[0];
+    const int64_t hw = int64_t(s.h) * s.w;
+    const int64_t cs = nhwc_ ? 1 : hw;
+    for (int n = 0; n < s.n; ++n)
+      for (int64_t p = 0; p < hw; ++p) {
+        const int64_t base = n * s.c * hw + (nhwc_ ? p * s.c : p);
+        const float* x = x_[0] + base;
+        float* y = y_ + base;
+        float mx = -std::numeric_limits<float>::infinity();
+        for (int c = 0; c < s.c; ++c) mx = std::max(mx, x[c * cs]);
+        double sum = 0;
+        for (int c = 0; c < s.c; ++c) sum += (y[c * cs] = std::exp(x[c * cs] - mx));
+        const float inv = float(1.0 / sum);
+        for (int c = 0; c < s.c; ++c) y[c * cs] *= inv;
+      }
+    return Status::ok();
+  }
+};
+
+template <typename P>
+Status make(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+  *out = std::make_unique<P>(a);
+  return Status::ok();
+}
+
+Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+  if (d.dtype_in != DType::kF32 || d.dtype_out != DType::kF32) return unsupported("f32 only");
+  if (d.layout_in != d.layout_out) return unsupported("input and output layouts must match");
+  if (l.kind == LayerKind::kFullyConnected && int64_t(l.weights.size()) != weight_count(l, in))
+    return invalid_argument("weights missing or of the wrong size");
+  Shape out;
+  return infer_layer_shape(l, in, &out);
+}
+
+}  // namespace
+
+void register_layers(Registry& r) {
+  struct KindFactory {
+    LayerKind kind;
+    CreateFn create;
+  };
+  const KindFactory kinds[] = {
+      {LayerKind::kRelu, make<Eltwise>},          {LayerKind::kRelu6, make<Eltwise>},
+      {LayerKind::kHardSwish, make<Eltwise>},     {LayerKind::kHardSigmoid, make<Eltwise>},
+      {LayerKind::kSigmoid, make<Eltwise>},       {LayerKind::kAdd, make<Eltwise>},
+      {LayerKind::kMul, make<Eltwise>},           {LayerKind::kConcat, make<Concat>},
+      {LayerKind::kMaxPool, make<Pool>},          {LayerKind::kAvgPool, make<Pool>},
+      {LayerKind::kGlobalAvgPool, make<Pool>},    {LayerKind::kFullyConnected, make<FullyConnected>},
+      {LayerKind::kFlatten, make<Flatten>},       {LayerKind::kSoftmax, make<Softmax>},
+  };
+  for (const KindFactory& k : kinds)
+    for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
+      for (int t : kThreadSets) {
+        ImplDesc d;
+        d.op = k.kind;
+        d.library = Library::kNative;
+        d.algorithm = Algorithm::kDefault;
+        d.layout_in = d.layout_out = layout;
+        d.threads = t;
+        r.add({d, supports_layer, k.create});
+      }
+}
+
+}  // namespace lw::native

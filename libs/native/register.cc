@@ -1,0 +1,90 @@
+// Registration of every native implementation: conv algorithms x layouts x thread sets x
+// {plain, runtime-fused}, the other layers, the fused pseudo-implementation of
+// activations, and the conversions.
+#include "libs/native/kernels.h"
+
+namespace lw {
+namespace {
+
+struct ConvAlgo {
+  Algorithm algo;
+  Layout layout;
+  CreateFn create;
+};
+
+Status native_conv_factory(Algorithm algo, const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+  switch (algo) {
+    case Algorithm::kDirect: return native::create_direct_conv(a, out);
+    case Algorithm::kDepthwise: return native::create_depthwise_conv(a, out);
+    case Algorithm::kIm2col: return create_im2col_conv(a, native_gemm, out);
+    case Algorithm::kIm2row: return native::create_im2row_conv(a, out);
+    case Algorithm::kGemm1x1: return create_gemm_1x1_conv(a, native_gemm, out);
+    case Algorithm::kKn2row: return native::create_kn2row_conv(a, out);
+    case Algorithm::kWinogradF2:
+    case Algorithm::kWinogradF4: return native::create_winograd_conv(a, out);
+    default: return unsupported("no native conv algorithm " + std::string(to_string(algo)));
+  }
+}
+
+Status supports_native_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+  LW_RETURN_IF_ERROR(supports_f32_conv(d, l, in));
+  return supports_conv_algorithm(d.algorithm, d.layout_in, l, in);
+}
+
+void register_convs(Registry& r) {
+  const std::pair<Algorithm, Layout> algos[] = {
+      {Algorithm::kDirect, Layout::kNCHW},     {Algorithm::kDirect, Layout::kNHWC},
+      {Algorithm::kIm2col, Layout::kNCHW},     {Algorithm::kIm2row, Layout::kNHWC},
+      {Algorithm::kGemm1x1, Layout::kNCHW},    {Algorithm::kGemm1x1, Layout::kNHWC},
+      {Algorithm::kKn2row, Layout::kNCHW},     {Algorithm::kWinogradF2, Layout::kNCHW},
+      {Algorithm::kWinogradF2, Layout::kNHWC}, {Algorithm::kWinogradF4, Layout::kNCHW},
+      {Algorithm::kWinogradF4, Layout::kNHWC}, {Algorithm::kDepthwise, Layout::kNCHW},
+      {Algorithm::kDepthwise, Layout::kNHWC},
+  };
+  for (const auto& [algo, layout] : algos)
+    for (bool fused : {false, true})
+      for (int t : kThreadSets) {
+        ImplDesc d;
+        d.op = LayerKind::kConv2d;
+        d.library = Library::kNative;
+        d.algorithm = algo;
+        d.layout_in = d.layout_out = layout;
+        d.threads = t;
+        d.fused_activation = fused;
+        Algorithm a = algo;
+        r.add({d, supports_native_conv, [a](const PrimitiveArgs& args, std::unique_ptr<Primitive>* out) {
+                 return native_conv_factory(a, args, out);
+               }});
+      }
+}
+
+// `<activation>_<layout>_f32_native_fused_t<n>`: the activation runs inside the conv that
+// produces its input; nothing is created. Only the executor may place it, after a conv
+// with a `fused` implementation; the profiler records it as zero cost.
+void register_fused_pseudo(Registry& r) {
+  for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kHardSigmoid, LayerKind::kSigmoid})
+    for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
+      for (int t : kThreadSets) {
+        ImplDesc d;
+        d.op = k;
+        d.algorithm = Algorithm::kFused;
+        d.layout_in = d.layout_out = layout;
+        d.threads = t;
+        r.add({d, [](const ImplDesc&, const Layer&, const std::vector<Shape>&) { return Status::ok(); },
+               [](const PrimitiveArgs&, std::unique_ptr<Primitive>*) {
+                 return unsupported("a fused activation runs inside its producing conv; only the executor places it");
+               }});
+      }
+}
+
+}  // namespace
+
+void register_native(Registry& r) {
+  start_thread_sets();
+  register_convs(r);
+  native::register_layers(r);
+  register_fused_pseudo(r);
+  native::register_conversions(r);
+}
+
+}  // namespace lw

@@ -1,0 +1,164 @@
+#include "libs/ops/thread_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "libs/core/status.h"
+
+namespace lw {
+namespace {
+
+static_assert(sizeof(cpu_set_t) <= 128, "ScopedPin's mask buffer is too small");
+
+// The two CPUs of the thread sets: the first two the process may run on ("cpu0" and
+// "cpu1" in a plain machine; whatever the cgroup allows otherwise). -1 when absent.
+struct Cpus {
+  int first = -1, second = -1;
+};
+const Cpus& cpus() {
+  static const Cpus c = [] {
+    Cpus r;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return r;
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) {
+        if (r.first < 0) r.first = i;
+        else if (r.second < 0) { r.second = i; break; }
+      }
+    return r;
+  }();
+  return c;
+}
+
+void pin_self(int cpu) {
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spin this long before blocking: covers the gap between consecutive layers without
+// burning a core that other processes on a shared machine need.
+constexpr int kSpinIterations = 20000;
+
+// One persistent worker pinned to the second CPU. Jobs are posted by bumping a generation
+// counter; the worker spins briefly, then sleeps on a condition variable.
+class Worker {
+ public:
+  Worker() : thread_([this] { loop(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  void post(detail::RangeFn fn, void* ctx, int64_t b, int64_t e) {
+    fn_ = fn;
+    ctx_ = ctx;
+    b_ = b;
+    e_ = e;
+    uint64_t g = posted_.load(std::memory_order_relaxed) + 1;
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      posted_.store(g, std::memory_order_release);
+    }
+    cv_.notify_one();
+  }
+  void wait() {
+    uint64_t g = posted_.load(std::memory_order_relaxed);
+    for (int i = 0; done_.load(std::memory_order_acquire) != g; ++i) {
+      if (i < kSpinIterations) cpu_relax();
+      else std::this_thread::yield();
+    }
+  }
+
+ private:
+  void loop() {
+    pin_self(cpus().second);
+    uint64_t seen = 0;
+    for (;;) {
+      for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen; ++i) cpu_relax();
+      if (posted_.load(std::memory_order_acquire) == seen) {
+        std::unique_lock<std::mutex> lk(m_);
+        cv_.wait(lk, [&] { return stop_ || posted_.load(std::memory_order_acquire) != seen; });
+        if (stop_) return;
+      }
+      seen = posted_.load(std::memory_order_acquire);
+      fn_(ctx_, b_, e_);
+      done_.store(seen, std::memory_order_release);
+    }
+  }
+
+  std::atomic<uint64_t> posted_{0}, done_{0};
+  detail::RangeFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  int64_t b_ = 0, e_ = 0;
+  bool stop_ = false;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
+
+Worker& worker() {
+  static Worker w;
+  return w;
+}
+// One caller at a time may use the worker (the executor is single-threaded; tests may not be).
+std::mutex& worker_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+ScopedPin::ScopedPin() {
+  cpu_set_t* old = reinterpret_cast<cpu_set_t*>(old_mask_);
+  restored_ = pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t), old) == 0;
+  pin_self(cpus().first);
+}
+ScopedPin::~ScopedPin() {
+  if (restored_) pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), reinterpret_cast<cpu_set_t*>(old_mask_));
+}
+
+void start_thread_sets() {
+  if (cpus().second >= 0) worker();
+}
+int available_thread_set_cpus() { return cpus().second >= 0 ? 2 : 1; }
+
+namespace detail {
+
+void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (threads < 2 || n < 2 * grain || cpus().second < 0) {
+    fn(ctx, 0, n);
+    return;
+  }
+  // Two chunks, the split rounded to the grain.
+  int64_t mid = (n / grain + 1) / 2 * grain;
+  mid = std::min(std::max(mid, grain), n);
+  std::lock_guard<std::mutex> lk(worker_mutex());
+  Worker& w = worker();
+  w.post(fn, ctx, mid, n);
+  fn(ctx, 0, mid);
+  w.wait();
+}
+
+}  // namespace detail
+}  // namespace lw

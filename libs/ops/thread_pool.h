@@ -1,0 +1,52 @@
+/// \file
+/// The core dimension of the design space: pinned thread sets. Thread set 1 is the calling
+/// thread pinned to cpu0; thread set 2 adds one persistent worker pinned to cpu1. Native
+/// kernels split their work with parallel_for(threads, ...); nothing here allocates per
+/// call, so primitives can use it inside run().
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace lw {
+
+/// Pins the calling thread to cpu0 for its lifetime and restores the previous affinity.
+/// The executor, the profiler and benchmarks hold one while running primitives.
+class ScopedPin {
+ public:
+  ScopedPin();
+  ~ScopedPin();
+  ScopedPin(const ScopedPin&) = delete;
+  ScopedPin& operator=(const ScopedPin&) = delete;
+
+ private:
+  bool restored_ = false;
+  alignas(8) unsigned char old_mask_[128];
+};
+
+/// Starts the cpu1 worker now (instead of on first use) so its start is never timed.
+void start_thread_sets();
+/// Number of CPUs the pinned sets can use (2 when cpu1 exists and is allowed).
+int available_thread_set_cpus();
+
+namespace detail {
+using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
+void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx);
+}  // namespace detail
+
+/// Calls f(begin, end) on contiguous chunks covering [0, n): one chunk per thread of the
+/// thread set (the caller runs the first). Chunks are multiples of `grain` except the
+/// last. Ranges smaller than two grains run on the caller alone.
+template <typename F>
+void parallel_for(int threads, int64_t n, int64_t grain, F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  detail::parallel_for_impl(
+      threads, n, grain, [](void* ctx, int64_t b, int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+template <typename F>
+void parallel_for(int threads, int64_t n, F&& f) {
+  parallel_for(threads, n, 1, std::forward<F>(f));
+}
+
+}  // namespace lw
