@@ -1,0 +1,74 @@
+#include "env/device.h"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <set>
+#include <thread>
+
+namespace lw {
+
+namespace {
+
+std::string cpuinfo_field(const std::string& field) {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(field, 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown";
+}
+
+// The ISA features that change which kernels the libraries pick.
+nlohmann::json isa_flags() {
+  std::istringstream flags(cpuinfo_field("flags"));
+  const std::array<const char*, 10> wanted = {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw",
+                                              "avx512vl", "avx512_vnni", "avx512_bf16"};
+  std::set<std::string> have;
+  for (std::string f; flags >> f;) have.insert(f);
+  nlohmann::json out = nlohmann::json::array();
+  for (const char* w : wanted)
+    if (have.count(w)) out.push_back(w);
+  return out;
+}
+
+// Version of an installed Debian package ("" if absent): the libraries are Debian's, so
+// the package version names exactly what was measured.
+std::string package_version(const std::string& pkg) {
+  std::string cmd = "dpkg-query -W -f='${Version}' " + pkg + " 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  if (!p) return "";
+  char buf[128];
+  std::string out;
+  while (fgets(buf, sizeof buf, p.get())) out += buf;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json device_fingerprint() {
+  nlohmann::json libs = nlohmann::json::object();
+  const std::pair<const char*, const char*> packages[] = {{"torch", "libtorch-dev"}, {"xnnpack", "libxnnpack-dev"},
+                                                          {"openblas", "libopenblas-dev"}, {"eigen", "libeigen3-dev"}};
+  for (const auto& [name, pkg] : packages) libs[name] = package_version(pkg);
+  return {{"cpu", cpuinfo_field("model name")},
+          {"isa", isa_flags()},
+          {"cpus", std::thread::hardware_concurrency()},
+          {"thread_sets", {{{"threads", 1}, {"cpus", {0}}}, {{"threads", 2}, {"cpus", {0, 1}}}}},
+          {"libraries", libs}};
+}
+
+std::string device_mismatch(const nlohmann::json& lut, const nlohmann::json& here) {
+  if (lut.value("synthetic", false)) return "the LUT is synthetic (made by `layerwise synth`), not measured";
+  for (const char* k : {"cpu", "isa", "libraries"}) {
+    if (!lut.contains(k)) return std::string("the LUT's device has no '") + k + "'";
+    if (lut[k] != here[k]) return std::string(k) + " " + lut[k].dump() + " vs this machine's " + here[k].dump();
+  }
+  return "";
+}
+
+}  // namespace lw

@@ -1,0 +1,295 @@
+#include "env/profiler.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "env/conversion_costs.h"
+#include "env/device.h"
+#include "libs/ir/network_json.h"
+#include "libs/ops/thread_pool.h"
+
+namespace lw {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Identical layers (kind, parameters, shapes) have identical costs.
+std::string layer_signature(const Layer& l, const std::vector<Shape>& in, LayerKind next_activation) {
+  const Window& w = l.window;
+  std::string s = std::string(to_string(l.kind)) + "|";
+  for (const Shape& x : in) s += x.to_string() + ",";
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "|%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d|%d,%d,%d,%d,%d,%d", w.kh, w.kw, w.stride_h,
+                w.stride_w, w.pad_top, w.pad_left, w.pad_bottom, w.pad_right, w.dil_h, w.dil_w, int(w.ceil_mode),
+                l.out_channels, l.groups, int(l.has_bias), int(l.count_include_pad), int(l.fused_activation),
+                int(next_activation));
+  return s + buf;
+}
+
+int format_index(const Lut& lut, const Format& f) {
+  for (size_t i = 0; i < lut.formats.size(); ++i)
+    if (lut.formats[i] == f) return int(i);
+  return -1;
+}
+
+int depth_of(const Network& net, int i, const std::vector<int>& depth) {
+  int d = 0;
+  for (int p : net.layers[i].inputs) d = std::max(d, depth[p] + 1);
+  return d;
+}
+
+Lut skeleton(const Network& net, const ProfileOptions& o) {
+  Lut lut;
+  lut.model_name = net.name;
+  lut.model_hash = model_hash(net);
+  lut.device_json = device_fingerprint().dump();
+  lut.protocol_json = o.protocol.to_json().dump();
+  for (const Format& f : all_formats())
+    if (std::find(o.threads.begin(), o.threads.end(), f.threads) != o.threads.end()) lut.formats.push_back(f);
+  lut.output_format = format_index(lut, Format{Layout::kNCHW, DType::kF32, o.threads.front()});
+  std::vector<int> depth(net.layers.size(), 0);
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& l = net.layers[i];
+    depth[i] = depth_of(net, int(i), depth);
+    LutLayer ll;
+    ll.name = l.name;
+    ll.kind = l.kind;
+    ll.inputs = l.inputs;
+    ll.depth = depth[i];
+    ll.out_shape = {l.out.n, l.out.c, l.out.h, l.out.w};
+    lut.layers.push_back(std::move(ll));
+  }
+  // The network input arrives as NCHW f32 from the caller.
+  Impl in;
+  in.name = "input_nchw_f32";
+  in.library = "input";
+  in.algorithm = "default";
+  in.in_format = in.out_format = lut.output_format;
+  in.memory_bytes.output = net.layers[0].out.elements() * 4;
+  lut.layers[0].impls.push_back(in);
+  return lut;
+}
+
+bool wanted(const ImplDesc& d, const ProfileOptions& o) {
+  bool lib = o.libraries.empty() || std::find(o.libraries.begin(), o.libraries.end(), d.library) != o.libraries.end();
+  return lib && std::find(o.threads.begin(), o.threads.end(), d.threads) != o.threads.end();
+}
+
+// The activation kind a conv at layer i would absorb by runtime fusion (kInput: none).
+LayerKind fusable_activation(const Network& net, int i) {
+  if (!can_fuse_next_activation(net, i)) return LayerKind::kInput;
+  for (size_t j = i + 1; j < net.layers.size(); ++j)
+    for (int p : net.layers[j].inputs)
+      if (p == i) return net.layers[j].kind;
+  return LayerKind::kInput;
+}
+
+void fill_random(Tensor& t, uint64_t seed) {
+  std::mt19937 rng{uint32_t(seed)};
+  if (t.dtype() == DType::kF32) {
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (int64_t i = 0; i < t.shape().elements(); ++i) t.f32()[i] = u(rng);
+  } else {
+    for (size_t i = 0; i < t.bytes(); ++i) static_cast<uint8_t*>(t.data())[i] = uint8_t(rng());
+  }
+}
+
+// Quantisation used while timing int8 kernels: values do not change their speed.
+constexpr QuantParams kTimingQuant{0.05f, 0};
+
+class Profiler {
+ public:
+  Profiler(const Network& net, const Registry& reg, const ProfileOptions& o) : net_(net), reg_(reg), o_(o) {}
+  Status run(Lut* lut);
+
+ private:
+  Status measure_layer(int i, Lut& lut);
+  Impl measure_impl(int i, const ImplDesc& d, const Status& supported, LayerKind fuse, const Lut& lut);
+  Status time_primitive(const PrimitiveArgs& args, Impl* impl);
+  int64_t count_work(int from) const;
+  void report(int layer, const std::string& current);
+
+  const Network& net_;
+  const Registry& reg_;
+  const ProfileOptions& o_;
+  std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
+  clock_type::time_point start_ = clock_type::now();
+  int64_t done_ = 0, total_ = 0;
+};
+
+int64_t Profiler::count_work(int from) const {
+  int64_t n = 0;
+  for (size_t i = from; i < net_.layers.size(); ++i)
+    for (const auto& c : reg_.candidates(net_.layers[i], input_shapes(net_, int(i))))
+      n += wanted(c.desc, o_) && c.supported.is_ok();
+  return n;
+}
+
+void Profiler::report(int layer, const std::string& current) {
+  if (!o_.progress) return;
+  ProfileProgress p;
+  p.layer = layer;
+  p.layers = int(net_.layers.size()) - 1;
+  p.done = done_;
+  p.total = total_;
+  p.current = current;
+  p.elapsed_s = std::chrono::duration<double>(clock_type::now() - start_).count();
+  p.eta_s = done_ > 0 ? p.elapsed_s / done_ * (total_ - done_) : 0;
+  o_.progress(p);
+}
+
+Status Profiler::time_primitive(const PrimitiveArgs& args, Impl* impl) {
+  std::unique_ptr<Primitive> prim;
+  LW_RETURN_IF_ERROR(reg_.create(args, &prim));
+  std::vector<Tensor> inputs;
+  std::vector<const void*> in_ptrs;
+  for (size_t k = 0; k < args.in_shapes.size(); ++k) {
+    inputs.push_back(Tensor::create(args.in_shapes[k], args.desc.dtype_in, args.desc.layout_in));
+    fill_random(inputs.back(), 17 + k);
+    in_ptrs.push_back(inputs.back().data());
+  }
+  Tensor out = Tensor::create(prim->output_shape(), prim->output_dtype(), args.desc.layout_out);
+  std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
+  LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
+  {
+    ScopedPin pin;
+    LW_RETURN_IF_ERROR(measure(o_.protocol, [&] { return prim->run(); }, &impl->latency_ms));
+  }
+  impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
+                        int64_t(prim->output_bytes())};
+  return Status::ok();
+}
+
+Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, LayerKind fuse, const Lut& lut) {
+  const Layer& layer = net_.layers[i];
+  Impl impl;
+  impl.name = d.name();
+  impl.library = d.algorithm == Algorithm::kFused ? "fused" : to_string(d.library);
+  impl.algorithm = to_string(d.algorithm);
+  impl.dtype = d.dtype_in;
+  impl.in_format = format_index(lut, input_format(d));
+  impl.out_format = format_index(lut, output_format(d));
+  impl.threads = d.threads;
+  impl.fused_activation = d.fused_activation;
+  bool fused_consumer = d.algorithm == Algorithm::kFused;
+  bool producer_fuses = !layer.inputs.empty() && fusable_activation(net_, layer.inputs[0]) == layer.kind;
+  if (!supported.is_ok() || (d.fused_activation && fuse == LayerKind::kInput) || (fused_consumer && !producer_fuses)) {
+    impl.status = ImplStatus::kUnsupported;
+    impl.reason = !supported.is_ok() ? supported.message()
+                  : fused_consumer   ? "the producer cannot absorb this activation"
+                                     : "no activation follows to fuse";
+    return impl;
+  }
+  if (fused_consumer) {  // nothing runs: the producer already applied the activation
+    impl.memory_bytes.output = layer.out.elements() * int64_t(dtype_bytes(d.dtype_out));
+    return impl;
+  }
+  auto in = input_shapes(net_, i);
+  std::string key = layer_signature(layer, in, d.fused_activation ? fuse : LayerKind::kInput) + "|" + impl.name;
+  if (o_.reuse_identical_layers && cache_.count(key)) return cache_[key];
+  Layer fused_layer = d.fused_activation ? runtime_fusion_layer(layer, fuse) : layer;
+  PrimitiveArgs args{d, &fused_layer, in, std::vector<QuantParams>(in.size(), kTimingQuant), kTimingQuant};
+  Status s = time_primitive(args, &impl);
+  if (!s.is_ok()) {
+    impl.status = ImplStatus::kFailed;
+    impl.reason = s.message();
+  }
+  cache_[key] = impl;
+  return impl;
+}
+
+Status Profiler::measure_layer(int i, Lut& lut) {
+  const Layer& layer = net_.layers[i];
+  LayerKind fuse = fusable_activation(net_, i);
+  auto candidates = reg_.candidates(layer, input_shapes(net_, i));
+  for (const auto& c : candidates) {
+    if (!wanted(c.desc, o_)) continue;
+    report(i, c.desc.name());
+    lut.layers[i].impls.push_back(measure_impl(i, c.desc, c.supported, fuse, lut));
+    done_ += c.supported.is_ok();
+  }
+  bool any_ok = false;
+  for (const Impl& impl : lut.layers[i].impls) any_ok |= impl.ok();
+  if (!any_ok)
+    return unsupported("failed to profile layer '" + layer.name + "' (" + to_string(layer.kind) +
+                       "): no selected library implements it");
+  return Status::ok();
+}
+
+Status resume(const ProfileOptions& o, const Lut& fresh, Lut* lut, int* next_layer) {
+  std::string partial = o.out_path + ".partial";
+  *next_layer = 1;
+  if (o.out_path.empty() || !std::ifstream(partial).good()) return Status::ok();
+  Lut done;
+  LW_RETURN_IF_ERROR(load_lut(partial, &done));
+  std::string why;
+  if (done.model_hash != fresh.model_hash) why = "another model";
+  else if (done.device_json != fresh.device_json) why = "another device or library versions";
+  else if (done.protocol_json != fresh.protocol_json) why = "another protocol";
+  else if (done.formats.size() != fresh.formats.size()) why = "other thread sets";
+  if (!why.empty()) return invalid_argument(partial + ": checkpoint of " + why + "; delete it to start over");
+  for (size_t i = 1; i < done.layers.size(); ++i) lut->layers[i].impls = done.layers[i].impls;
+  *next_layer = int(done.layers.size());
+  return Status::ok();
+}
+
+Status Profiler::run(Lut* out) {
+  Lut lut = skeleton(net_, o_);
+  int next = 1;
+  LW_RETURN_IF_ERROR(resume(o_, lut, &lut, &next));
+  total_ = count_work(next);
+  start_thread_sets();
+  for (int i = next; i < int(net_.layers.size()); ++i) {
+    LW_RETURN_IF_ERROR(measure_layer(i, lut));
+    if (!o_.out_path.empty()) {
+      Lut prefix = lut;
+      prefix.layers.resize(i + 1);
+      LW_RETURN_IF_ERROR(save_lut(prefix, o_.out_path + ".partial"));
+    }
+  }
+  report(int(net_.layers.size()) - 1, "conversions");
+  LW_RETURN_IF_ERROR(measure_conversions(net_, reg_, o_.protocol, &lut));
+  if (!o_.out_path.empty()) {
+    LW_RETURN_IF_ERROR(save_lut(lut, o_.out_path));
+    std::remove((o_.out_path + ".partial").c_str());
+  }
+  *out = std::move(lut);
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string model_hash(const Network& net) { return hex(fnv1a(network_to_json(net, ""))); }
+
+Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut) {
+  if (options.threads.empty()) return invalid_argument("profile: no thread set selected");
+  Profiler p(net, registry, options);
+  return p.run(lut);
+}
+
+std::string lut_mismatch(const Lut& lut, const Network& net) {
+  if (lut.model_hash != model_hash(net))
+    return "it was measured for model '" + lut.model_name + "' (hash " + lut.model_hash + "), not '" + net.name +
+           "' (hash " + model_hash(net) + ")";
+  nlohmann::json device = nlohmann::json::parse(lut.device_json, nullptr, false);
+  std::string d = device_mismatch(device, device_fingerprint());
+  return d.empty() ? "" : "it was measured on another device: " + d;
+}
+
+}  // namespace lw

@@ -1,0 +1,47 @@
+/// \file
+/// Phase 1 of QS-DNN (§V-A): measure on this device the latency and memory of every
+/// applicable implementation of every layer, and the cost of every format conversion the
+/// search may need, and write them as a LUT (env/lut.h). Kernels run only through the
+/// libs/ registry. Entries are flushed atomically after each layer to `<out>.partial`, so a
+/// killed run resumes where it stopped and loses nothing.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "env/lut.h"
+#include "env/measure.h"
+#include "libs/ir/network.h"
+#include "libs/ops/registry.h"
+
+namespace lw {
+
+struct ProfileProgress {
+  int layer = 0, layers = 0;          // current layer (1-based) of all
+  int64_t done = 0, total = 0;        // implementations measured / to measure
+  std::string current;                // implementation being measured
+  double elapsed_s = 0, eta_s = 0;
+};
+
+struct ProfileOptions {
+  std::vector<Library> libraries;     // empty: every registered library
+  std::vector<int> threads{1, 2};     // thread sets to measure
+  Protocol protocol;
+  /// Identical layers (same kind, parameters and shapes) share one measurement per
+  /// implementation: ResNet-50 repeats most of its blocks.
+  bool reuse_identical_layers = true;
+  std::string out_path;               // LUT path; "<out_path>.partial" holds the checkpoint
+  std::function<void(const ProfileProgress&)> progress;
+};
+
+/// FNV-1a hash of the network's topology and shapes (weights excluded), hex.
+std::string model_hash(const Network& net);
+
+/// Profiles `net` (BatchNorm folded). Resumes from "<out_path>.partial" when it exists and
+/// matches the model, device and protocol; otherwise refuses (delete it to start over).
+Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut);
+
+/// Why `lut` cannot be used for `net` on this device ("" when it can).
+std::string lut_mismatch(const Lut& lut, const Network& net);
+
+}  // namespace lw

@@ -1,0 +1,90 @@
+// `layerwise profile`: measure every implementation of every layer on this device → LUT.
+#include <cstdio>
+#include <sstream>
+
+#include "env/profiler.h"
+#include "explorer/cli.h"
+#include "explorer/model_arg.h"
+#include "explorer/progress.h"
+#include "libs/backends.h"
+
+namespace lw::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+ProfileOptions options_from(const Args& args) {
+  ProfileOptions o;
+  for (const auto& name : split(args.get("libs"))) {
+    auto lib = parse_library(name);
+    if (!lib) throw UsageError("--libs: unknown library '" + name + "'");
+    o.libraries.push_back(*lib);
+  }
+  if (args.has("threads")) {
+    o.threads.clear();
+    for (const auto& t : split(args.get("threads"))) {
+      if (t != "1" && t != "2") throw UsageError("--threads: thread sets are 1 (cpu0) and 2 (cpu0-1), got '" + t + "'");
+      o.threads.push_back(std::stoi(t));
+    }
+  }
+  o.protocol.warmup = args.get_int("warmup", o.protocol.warmup);
+  o.protocol.runs = args.get_int("runs", o.protocol.runs);
+  o.protocol.max_runs = std::max(o.protocol.runs, args.get_int("max-runs", o.protocol.max_runs));
+  o.protocol.cv_threshold = args.get_double("cv", o.protocol.cv_threshold);
+  o.protocol.max_seconds = args.get_double("max-seconds", o.protocol.max_seconds);
+  if (o.protocol.runs < 1 || o.protocol.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  o.reuse_identical_layers = !args.flag("no-reuse");
+  return o;
+}
+
+int run_profile(const std::vector<std::string>& argv) {
+  Args args(argv, {"quiet", "no-reuse"},
+            {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "out"});
+  if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
+  Network net = load_model(args.get("model"));
+  ProfileOptions o = options_from(args);
+  o.out_path = args.get("out");
+  ProgressLine line(args.flag("quiet"));
+  o.progress = [&](const ProfileProgress& p) {
+    line.update("profile " + net.name + " [" + std::to_string(p.layer) + "/" + std::to_string(p.layers) + "] " +
+                    p.current,
+                p.total ? double(p.done) / p.total : 0, p.eta_s);
+  };
+  Registry registry;
+  register_all_backends(registry);
+  Lut lut;
+  auto t0 = std::chrono::steady_clock::now();
+  ok_or_throw(profile_network(net, registry, o, &lut));
+  line.finish();
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int64_t ok = 0;
+  for (const auto& l : lut.layers)
+    for (const auto& i : l.impls) ok += i.ok();
+  std::printf("profiled %s: %zu layers, %lld implementations (%lld usable), %zu conversion records in %s\n",
+              net.name.c_str(), lut.layers.size() - 1, (long long)lut.impl_count(), (long long)ok,
+              lut.conversions.size(), format_duration(s).c_str());
+  std::printf("wrote %s\n", o.out_path.c_str());
+  return 0;
+}
+
+Registrar reg({"profile", "measure every implementation of every layer on this device (LUT)",
+               "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
+               "         [--libs native,openblas,xnnpack,torch] [--threads 1,2]\n"
+               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2]\n"
+               "         [--no-reuse] [--quiet]\n\n"
+               "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
+               "repeats until the CV is below --cv or --max-runs / --max-seconds is reached) and\n"
+               "memory of every implementation, and every format conversion on every edge. Each\n"
+               "layer is flushed to <out>.partial as it is measured: run the same command again\n"
+               "after an interruption to continue. Identical layers share measurements unless\n"
+               "--no-reuse.\n",
+               run_profile});
+
+}  // namespace
+}  // namespace lw::cli
