@@ -262,6 +262,9 @@ Status Profiler::run(Lut* out) {
       prefix.layers.resize(i + 1);
       LW_RETURN_IF_ERROR(save_lut(prefix, o_.out_path + ".partial"));
     }
+    if (o_.should_stop && o_.should_stop() && i + 1 < int(net_.layers.size()))
+      return failed("interrupted after layer " + std::to_string(i) + " of " + std::to_string(net_.layers.size() - 1) +
+                    (o_.out_path.empty() ? "" : "; run the same command again to resume from " + o_.out_path + ".partial"));
   }
   report(int(net_.layers.size()) - 1, "conversions");
   LW_RETURN_IF_ERROR(measure_conversions(net_, reg_, o_.protocol, &lut));

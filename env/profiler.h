@@ -32,6 +32,9 @@ struct ProfileOptions {
   bool reuse_identical_layers = true;
   std::string out_path;               // LUT path; "<out_path>.partial" holds the checkpoint
   std::function<void(const ProfileProgress&)> progress;
+  /// Polled between layers (e.g. set by SIGINT): when true, the profiler stops after the
+  /// layer it is on is flushed and returns kFailed "interrupted".
+  std::function<bool()> should_stop;
 };
 
 /// FNV-1a hash of the network's topology and shapes (weights excluded), hex.

@@ -1,4 +1,5 @@
 // `layerwise profile`: measure every implementation of every layer on this device → LUT.
+#include <csignal>
 #include <cstdio>
 #include <sstream>
 
@@ -10,6 +11,8 @@
 
 namespace lw::cli {
 namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -56,6 +59,9 @@ int run_profile(const std::vector<std::string>& argv) {
                     p.current,
                 p.total ? double(p.done) / p.total : 0, p.eta_s);
   };
+  // Ctrl-C finishes the current layer, flushes the checkpoint and exits; rerun to resume.
+  std::signal(SIGINT, [](int) { g_interrupted = 1; });
+  o.should_stop = [] { return g_interrupted != 0; };
   Registry registry;
   register_all_backends(registry);
   Lut lut;

@@ -1,0 +1,188 @@
+// The profiler: a real (tiny) LUT, resume after an interruption, refusal of foreign LUTs and
+// checkpoints, conversion chains.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <unistd.h>
+
+#include "env/conversion_costs.h"
+#include "env/device.h"
+#include "env/profiler.h"
+#include "libs/ir/network_json.h"
+#include "libs/native/native.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+namespace fs = std::filesystem;
+
+namespace {
+Network tiny(int channels = 8) {
+  NetBuilder b("tiny", Shape{1, 3, 12, 12});
+  int x = b.act(b.conv(0, channels, 3), LayerKind::kRelu);
+  x = b.max_pool(x, 2, 2);
+  x = b.conv(x, 5, 1, 1, 0);
+  b.fc(b.flatten(b.global_avg_pool(x)), 4);
+  Network net = b.finish();
+  init_random_weights(net, 1);
+  return net;
+}
+
+ProfileOptions fast_options(const std::string& out) {
+  ProfileOptions o;
+  o.protocol.warmup = 0;
+  o.protocol.runs = 2;
+  o.protocol.max_runs = 2;
+  o.out_path = out;
+  return o;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("lw_profiler_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& f) const { return (path / f).string(); }
+};
+
+const Registry& native_registry() {
+  static Registry r = [] {
+    Registry reg;
+    register_native(reg);
+    return reg;
+  }();
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a profiled LUT covers every layer, measures every usable impl and every needed conversion") {
+  TempDir dir;
+  Network net = tiny();
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), fast_options(dir / "lut.json"), &lut).is_ok());
+  CHECK(fs::exists(dir / "lut.json"));
+  CHECK_FALSE(fs::exists(dir / "lut.json.partial"));
+  REQUIRE(lut.layers.size() == net.layers.size());
+  CHECK(lut.model_hash == model_hash(net));
+  for (size_t i = 1; i < lut.layers.size(); ++i) {
+    CAPTURE(lut.layers[i].name);
+    int ok = 0;
+    for (const Impl& impl : lut.layers[i].impls) {
+      if (!impl.ok()) {
+        CHECK_FALSE(impl.reason.empty());
+        continue;
+      }
+      ++ok;
+      if (impl.is_fused_consumer()) continue;
+      CHECK(impl.latency_ms.runs == 2);
+      CHECK(impl.latency_ms.median > 0);
+      CHECK(impl.latency_ms.min <= impl.latency_ms.median);
+      CHECK(impl.memory_bytes.output > 0);
+    }
+    CHECK(ok > 0);
+  }
+  // Both layouts are implemented natively, so some edge needs nchw <-> nhwc.
+  int layout_changes = 0, output_edges = 0;
+  for (const Conversion& c : lut.conversions) {
+    CHECK(c.chain_ms > 0);
+    CHECK_FALSE(c.chain.empty());
+    if (c.direct_ms >= 0) CHECK(c.chain_ms <= c.direct_ms + 1e-12);
+    layout_changes += lut.formats[c.from_format].layout != lut.formats[c.to_format].layout;
+    output_edges += c.consumer == -1;
+  }
+  CHECK(layout_changes > 0);
+  CHECK(output_edges > 0);
+  Lut back;
+  REQUIRE(load_lut(dir / "lut.json", &back).is_ok());
+  CHECK(back.impl_count() == lut.impl_count());
+  CHECK(lut_mismatch(back, net).empty());
+}
+
+TEST_CASE("an interrupted profile resumes from its checkpoint and keeps what it measured") {
+  TempDir dir;
+  Network net = tiny();
+  ProfileOptions o = fast_options(dir / "lut.json");
+  int layers_seen = 0;
+  std::string last;
+  o.progress = [&](const ProfileProgress& p) {
+    if (p.current != last) layers_seen = p.layer;
+    last = p.current;
+  };
+  o.should_stop = [&] { return layers_seen >= 2; };
+  Lut lut;
+  Status s = profile_network(net, native_registry(), o, &lut);
+  CHECK(s.code() == StatusCode::kFailed);
+  CHECK(s.message().find("interrupted") != std::string::npos);
+  REQUIRE(fs::exists(dir / "lut.json.partial"));
+  CHECK_FALSE(fs::exists(dir / "lut.json"));
+  Lut partial;
+  REQUIRE(load_lut(dir / "lut.json.partial", &partial).is_ok());
+  REQUIRE(partial.layers.size() == 3);  // input + the two layers measured
+
+  o.should_stop = nullptr;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK_FALSE(fs::exists(dir / "lut.json.partial"));
+  REQUIRE(lut.layers.size() == net.layers.size());
+  for (size_t i = 1; i < partial.layers.size(); ++i) {
+    REQUIRE(lut.layers[i].impls.size() == partial.layers[i].impls.size());
+    for (size_t k = 0; k < partial.layers[i].impls.size(); ++k) {
+      // Taken from the checkpoint, not measured again (timings never repeat exactly).
+      CHECK(lut.layers[i].impls[k].name == partial.layers[i].impls[k].name);
+      CHECK(lut.layers[i].impls[k].latency_ms.median == partial.layers[i].impls[k].latency_ms.median);
+    }
+  }
+}
+
+TEST_CASE("a checkpoint of another model is refused") {
+  TempDir dir;
+  ProfileOptions o = fast_options(dir / "lut.json");
+  o.should_stop = [] { return true; };
+  Lut lut;
+  CHECK_FALSE(profile_network(tiny(8), native_registry(), o, &lut).is_ok());
+  REQUIRE(fs::exists(dir / "lut.json.partial"));
+  o.should_stop = nullptr;
+  Status s = profile_network(tiny(6), native_registry(), o, &lut);
+  CHECK(s.message().find("checkpoint of another model") != std::string::npos);
+}
+
+TEST_CASE("a LUT of another model, device or a synthetic one is refused with the reason") {
+  Network net = tiny();
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), fast_options(""), &lut).is_ok());
+  CHECK(lut_mismatch(lut, net).empty());
+  CHECK(lut_mismatch(lut, tiny(6)).find("measured for model 'tiny'") != std::string::npos);
+  auto device = nlohmann::json::parse(lut.device_json);
+  device["cpu"] = "ARM Cortex-A57";
+  lut.device_json = device.dump();
+  CHECK(lut_mismatch(lut, net).find("another device: cpu \"ARM Cortex-A57\"") != std::string::npos);
+  device["synthetic"] = true;
+  lut.device_json = device.dump();
+  CHECK(lut_mismatch(lut, net).find("synthetic") != std::string::npos);
+}
+
+TEST_CASE("a truncated or malformed LUT file gives a one-line error naming the file") {
+  TempDir dir;
+  Network net = tiny();
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), fast_options(dir / "lut.json"), &lut).is_ok());
+  std::string text;
+  REQUIRE(read_file(dir / "lut.json", &text).is_ok());
+  REQUIRE(write_file_atomic(dir / "cut.json", text.substr(0, text.size() / 2)).is_ok());
+  Status s = load_lut(dir / "cut.json", &lut);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find(dir / "cut.json") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+}
+
+TEST_CASE("conversion chains are the cheapest paths of direct converters") {
+  const double inf = std::numeric_limits<double>::infinity();
+  // 0 -> 1 -> 2 costs 2; the direct 0 -> 2 costs 5; nothing leads back to 0.
+  ChainTable t(3, {inf, 1, 5, inf, inf, 1, inf, 3, inf}, {"", "a", "b", "", "", "c", "", "d", ""});
+  CHECK(t.cost(0, 2) == 2);
+  CHECK(t.direct(0, 2) == 5);
+  CHECK(t.chain(0, 2) == std::vector<std::string>{"a", "c"});
+  CHECK(t.cost(2, 1) == 3);
+  CHECK(std::isinf(t.cost(1, 0)));
+  CHECK(t.chain(1, 0).empty());
+  CHECK(t.cost(1, 1) == 0);
+}
