@@ -142,6 +142,9 @@ TEST_CASE("zoo models under single-library assignments match the reference") {
       CHECK(e <= 1e-4);
       CHECK(mem.arena_bytes < mem.naive_activation_bytes);
       CHECK(mem.weight_bytes > 0);
+      // What plan() really allocated (heap growth) is what it predicts, up to bookkeeping.
+      CHECK(double(mem.measured_heap_bytes) >= 0.98 * double(mem.peak_bytes()));
+      CHECK(double(mem.measured_heap_bytes) <= 1.05 * double(mem.peak_bytes()) + 128 * 1024);
     }
 }
 
