@@ -4,42 +4,14 @@
 #include <map>
 #include <set>
 
+#include "libs/exec/conversion_graph.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
 
 namespace {
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr QuantParams kTimingQuant{0.05f, 0};
 }  // namespace
-
-ChainTable::ChainTable(int n, std::vector<double> direct, std::vector<std::string> names)
-    : n_(n), direct_(std::move(direct)), dist_(direct_), next_(size_t(n) * n, -1), names_(std::move(names)) {
-  for (int i = 0; i < n; ++i) {
-    dist_[i * n + i] = 0;
-    for (int j = 0; j < n; ++j)
-      if (dist_[i * n + j] < kInfinity) next_[i * n + j] = j;
-  }
-  // Floyd–Warshall: formats are few (layouts x dtypes x thread sets), so O(n^3) is nothing.
-  for (int k = 0; k < n; ++k)
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (dist_[i * n + k] + dist_[k * n + j] < dist_[i * n + j]) {
-          dist_[i * n + j] = dist_[i * n + k] + dist_[k * n + j];
-          next_[i * n + j] = next_[i * n + k];
-        }
-}
-
-std::vector<std::string> ChainTable::chain(int from, int to) const {
-  std::vector<std::string> out;
-  if (from == to || next_[from * n_ + to] < 0) return out;
-  for (int at = from; at != to;) {
-    int step = next_[at * n_ + to];
-    out.push_back(names_[at * n_ + step]);
-    at = step;
-  }
-  return out;
-}
 
 namespace {
 
@@ -64,19 +36,18 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   return Status::ok();
 }
 
-Status chain_table(const Registry& reg, const Lut& lut, const Shape& shape, const Protocol& protocol, ChainTable* out) {
-  int n = int(lut.formats.size());
-  std::vector<double> direct(size_t(n) * n, kInfinity);
-  std::vector<std::string> names(size_t(n) * n);
+// Direct conversion costs on one tensor shape, measured, as the graph's edge weights.
+Status measured_graph(const Registry& reg, const Lut& lut, const Shape& shape, const Protocol& protocol,
+                      std::unique_ptr<ConversionGraph>* out) {
+  std::map<std::string, double> ms;
   for (const ConversionEntry& e : reg.conversions()) {
-    int f = format_index(lut, e.desc.from), t = format_index(lut, e.desc.to);
-    if (f < 0 || t < 0 || f == t) continue;
-    double ms = 0;
-    LW_RETURN_IF_ERROR(time_conversion(reg, e.desc, shape, protocol, &ms));
-    direct[f * n + t] = ms;
-    names[f * n + t] = e.desc.name();
+    if (format_index(lut, e.desc.from) < 0 || format_index(lut, e.desc.to) < 0) continue;
+    LW_RETURN_IF_ERROR(time_conversion(reg, e.desc, shape, protocol, &ms[e.desc.name()]));
   }
-  *out = ChainTable(n, std::move(direct), std::move(names));
+  *out = std::make_unique<ConversionGraph>(reg, shape, [&ms](const ConversionDesc& d, const Shape&) {
+    auto it = ms.find(d.name());
+    return it == ms.end() ? kNoPath : it->second;
+  });
   return Status::ok();
 }
 
@@ -92,18 +63,21 @@ std::set<int> formats_of(const LutLayer& l, bool output) {
   return s;
 }
 
-void add_edge(const Lut& lut, const ChainTable& t, int p, int c, const std::set<int>& to, std::vector<Conversion>* out) {
+void add_edge(const Lut& lut, const ConversionGraph& g, int p, int c, const std::set<int>& to,
+              std::vector<Conversion>* out) {
   for (int f : formats_of(lut.layers[p], true))
-    for (int g : to) {
-      if (f == g || t.cost(f, g) == kInfinity) continue;
+    for (int t : to) {
+      const Format &from = lut.formats[f], &dest = lut.formats[t];
+      double cost = g.cost(from, dest);
+      if (f == t || cost == kNoPath) continue;
       Conversion cv;
       cv.producer = p;
       cv.consumer = c;
       cv.from_format = f;
-      cv.to_format = g;
-      cv.direct_ms = t.direct(f, g) == kInfinity ? -1 : t.direct(f, g);
-      cv.chain_ms = t.cost(f, g);
-      cv.chain = t.chain(f, g);
+      cv.to_format = t;
+      cv.chain_ms = cost;
+      for (const ConversionDesc& d : g.chain(from, dest)) cv.chain.push_back(d.name());
+      if (cv.chain.size() == 1) cv.direct_ms = cost;
       out->push_back(std::move(cv));
     }
 }
@@ -111,26 +85,22 @@ void add_edge(const Lut& lut, const ChainTable& t, int p, int c, const std::set<
 }  // namespace
 
 Status measure_conversions(const Network& net, const Registry& reg, const Protocol& protocol, Lut* lut) {
-  std::map<std::string, ChainTable> tables;  // one per tensor shape
-  auto table_for = [&](const Shape& s, const ChainTable** t) -> Status {
-    auto it = tables.find(s.to_string());
-    if (it == tables.end()) {
-      ChainTable fresh(0, {}, {});
-      LW_RETURN_IF_ERROR(chain_table(reg, *lut, s, protocol, &fresh));
-      it = tables.emplace(s.to_string(), std::move(fresh)).first;
-    }
-    *t = &it->second;
+  std::map<std::string, std::unique_ptr<ConversionGraph>> graphs;  // one per tensor shape
+  auto table_for = [&](const Shape& s, const ConversionGraph** g) -> Status {
+    auto& slot = graphs[s.to_string()];
+    if (!slot) LW_RETURN_IF_ERROR(measured_graph(reg, *lut, s, protocol, &slot));
+    *g = slot.get();
     return Status::ok();
   };
   std::vector<Conversion> out;
   for (size_t c = 1; c < net.layers.size(); ++c)
     for (int p : net.layers[c].inputs) {
-      const ChainTable* t = nullptr;
+      const ConversionGraph* t = nullptr;
       LW_RETURN_IF_ERROR(table_for(net.layers[p].out, &t));
       add_edge(*lut, *t, p, int(c), formats_of(lut->layers[c], false), &out);
     }
   int last = int(net.layers.size()) - 1;
-  const ChainTable* t = nullptr;
+  const ConversionGraph* t = nullptr;
   LW_RETURN_IF_ERROR(table_for(net.layers[last].out, &t));
   add_edge(*lut, *t, last, -1, {lut->output_format}, &out);
   lut->conversions = std::move(out);

@@ -1,29 +1,28 @@
-// `layerwise infer`: runs a model end to end on a seeded random input.
+// `layerwise infer`: runs a model end to end on a seeded random input, with the reference
+// executor or with the real executor under an assignment (--all <library> | --assign file).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 
 #include "explorer/cli.h"
 #include "explorer/model_arg.h"
+#include "libs/exec/assignment.h"
+#include "libs/exec/backends.h"
+#include "libs/exec/executor.h"
 #include "libs/ref/reference.h"
 
 namespace lw::cli {
 namespace {
 
-int run_infer(const std::vector<std::string>& argv) {
-  Args args(argv, {}, {"model", "seed"});
-  if (!args.has("model")) throw UsageError("--model is required (zoo name or network .json)");
-  Network net = load_model(args.get("model"));
-  Tensor x = random_input(net, uint64_t(args.get_int("seed", 0)));
-  std::vector<Tensor> outs;
-  auto t0 = std::chrono::steady_clock::now();
-  ok_or_throw(reference_forward(net, x, &outs));
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const Tensor& y = outs.back();
-  std::printf("model    %s (%zu layers after BatchNorm folding)\n", net.name.c_str(), net.layers.size() - 1);
-  std::printf("executor reference (naive f32 NCHW)\n");
-  std::printf("input    %s\noutput   %s\ntime     %.1f ms\n", x.shape().to_string().c_str(), y.shape().to_string().c_str(), ms);
+constexpr int kDefaultRepeats = 5;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void print_top(const Tensor& y) {
   int64_t n = y.shape().elements();
   std::vector<int> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
@@ -32,13 +31,95 @@ int run_infer(const std::vector<std::string>& argv) {
   std::printf("top-%d   ", k);
   for (int i = 0; i < k; ++i) std::printf(" %d (%.4f)", idx[i], y.f32()[idx[i]]);
   std::printf("\n");
+}
+
+std::vector<ImplDesc> assignment_from_args(const Args& args, const Network& net) {
+  std::vector<ImplDesc> a;
+  if (args.has("assign")) {
+    ok_or_throw(load_assignment(args.get("assign"), net, default_registry(), &a));
+    return a;
+  }
+  auto lib = parse_library(args.get("all"));
+  if (!lib) throw UsageError("--all: unknown library '" + args.get("all") + "'");
+  int threads = args.get_int("threads", 1);
+  if (!valid_threads(threads)) throw UsageError("--threads: 1 or 2");
+  ok_or_throw(library_assignment(net, default_registry(), *lib, threads, &a));
+  return a;
+}
+
+void run_executor(const Args& args, const Network& net, const Tensor& x, const Tensor& ref) {
+  std::vector<ImplDesc> a = assignment_from_args(args, net);
+  if (args.has("save-assign")) {
+    FILE* f = std::fopen(args.get("save-assign").c_str(), "w");
+    if (!f) throw UsageError("--save-assign: cannot write " + args.get("save-assign"));
+    std::fprintf(f, "%s\n", assignment_to_json(net, a).c_str());
+    std::fclose(f);
+  }
+  PlanOptions opt;
+  opt.registry = &default_registry();
+  opt.time_steps = args.flag("per-layer");
+  std::unique_ptr<Executor> ex;
+  ok_or_throw(Executor::plan(net, a, opt, &ex));
+  Tensor y;
+  ok_or_throw(ex->run(x, &y));  // warm-up
+  int reps = std::max(1, args.get_int("repeats", kDefaultRepeats));
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    ok_or_throw(ex->run(x, &y));
+    times.push_back(ms_since(t0));
+  }
+  std::sort(times.begin(), times.end());
+  double max_abs = 0, scale = 1e-12;
+  for (int64_t i = 0; i < y.shape().elements(); ++i) {
+    max_abs = std::max(max_abs, double(std::fabs(y.f32()[i] - ref.f32()[i])));
+    scale = std::max(scale, double(std::fabs(ref.f32()[i])));
+  }
+  const MemoryReport& m = ex->memory();
+  int convs = 0;
+  for (const StepInfo& s : ex->steps()) convs += s.conversion;
+  std::printf("executor %s (%zu steps, %d conversions)\n", args.has("assign") ? args.get("assign").c_str() : ("--all " + args.get("all")).c_str(),
+              ex->steps().size(), convs);
+  std::printf("time     median %.3f ms, min %.3f ms over %d runs\n", times[times.size() / 2], times[0], reps);
+  std::printf("memory   peak %.2f MiB = arena %.2f (no reuse: %.2f) + workspace %.2f + weights %.2f; heap measured at plan %.2f MiB\n",
+              m.peak_bytes() / 1048576.0, m.arena_bytes / 1048576.0, m.naive_activation_bytes / 1048576.0,
+              m.workspace_bytes / 1048576.0, m.weight_bytes / 1048576.0, m.measured_heap_bytes / 1048576.0);
+  std::printf("error    max abs %.3g, max rel %.3g (vs reference, relative to max |ref|)\n", max_abs, max_abs / scale);
+  if (args.flag("per-layer"))
+    for (const StepInfo& s : ex->steps()) std::printf("  %8.3f ms  %s\n", s.last_ms, s.name.c_str());
+  print_top(y);
+}
+
+int run_infer(const std::vector<std::string>& argv) {
+  Args args(argv, {"per-layer"}, {"model", "seed", "all", "assign", "threads", "repeats", "save-assign"});
+  if (!args.has("model")) throw UsageError("--model is required (zoo name or network .json)");
+  if (args.has("all") && args.has("assign")) throw UsageError("give --all or --assign, not both");
+  Network net = load_model(args.get("model"));
+  Tensor x = random_input(net, uint64_t(args.get_int("seed", 0)));
+  std::vector<Tensor> outs;
+  auto t0 = std::chrono::steady_clock::now();
+  ok_or_throw(reference_forward(net, x, &outs));
+  double ms = ms_since(t0);
+  const Tensor& y = outs.back();
+  std::printf("model    %s (%zu layers after BatchNorm folding)\n", net.name.c_str(), net.layers.size() - 1);
+  std::printf("input    %s\noutput   %s\n", x.shape().to_string().c_str(), y.shape().to_string().c_str());
+  std::printf("reference (naive f32 NCHW) %.1f ms\n", ms);
+  if (args.has("all") || args.has("assign")) run_executor(args, net, x, y);
+  else print_top(y);
   return 0;
 }
 
 Registrar reg({"infer", "run a model end to end on a random input",
-               "usage: layerwise infer --model <zoo name | network.json> [--seed N]\n\n"
-               "Runs the network with the reference executor on a seeded random input and prints the\n"
-               "output shape, the time and the top-5 outputs.\n",
+               "usage: layerwise infer --model <zoo name | network.json> [--seed N]\n"
+               "                       [--all <library> [--threads 1|2] | --assign <assignment.json>]\n"
+               "                       [--repeats N] [--per-layer] [--save-assign <file>]\n\n"
+               "Runs the network with the reference executor on a seeded random input. With --all or\n"
+               "--assign it also runs the real executor under that per-layer assignment and prints the\n"
+               "median time, peak memory (arena + workspace + weights) and the error vs the reference.\n\n"
+               "assignment.json: {\"model\": \"mobilenetv2\", \"default\": \"native\",\n"
+               "                  \"layers\": {\"<layer name>\": \"conv2d_nchw_f32_native_im2col_t1\", ...}}\n"
+               "  \"default\" (a library) covers unlisted layers; without it every layer must be listed.\n"
+               "  An activation after a conv assigned a '_fused_' implementation may be left out.\n",
                run_infer});
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "explorer/cli.h"
 #include "explorer/model_arg.h"
 #include "explorer/progress.h"
-#include "libs/backends.h"
+#include "libs/exec/backends.h"
 
 namespace lw::cli {
 namespace {
@@ -62,8 +62,7 @@ int run_profile(const std::vector<std::string>& argv) {
   // Ctrl-C finishes the current layer, flushes the checkpoint and exits; rerun to resume.
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
   o.should_stop = [] { return g_interrupted != 0; };
-  Registry registry;
-  register_all_backends(registry);
+  const Registry& registry = default_registry();
   Lut lut;
   auto t0 = std::chrono::steady_clock::now();
   ok_or_throw(profile_network(net, registry, o, &lut));

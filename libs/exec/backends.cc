@@ -1,0 +1,22 @@
+#include "libs/exec/backends.h"
+
+#include "libs/native/native.h"
+#include "libs/openblas/openblas.h"
+
+namespace lw {
+
+void register_all_backends(Registry& r) {
+  register_native(r);
+  register_openblas(r);
+}
+
+const Registry& default_registry() {
+  static const Registry r = [] {
+    Registry reg;
+    register_all_backends(reg);
+    return reg;
+  }();
+  return r;
+}
+
+}  // namespace lw

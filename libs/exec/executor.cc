@@ -1,0 +1,257 @@
+#include "libs/exec/executor.h"
+
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "libs/ops/thread_pool.h"
+
+namespace lw {
+
+namespace {
+
+struct Value {
+  Shape shape;
+  Format format;
+  int layer = -1;  // whose output it holds
+  QuantParams quant;
+  size_t bytes() const { return size_t(shape.elements()) * dtype_bytes(format.dtype); }
+};
+
+struct Step {
+  std::unique_ptr<Primitive> prim;
+  std::vector<int> in;
+  int out = -1;
+};
+
+size_t heap_in_use() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+}  // namespace
+
+struct Executor::Impl {
+  std::vector<Value> values;
+  std::vector<Step> steps;
+  std::vector<size_t> offsets;
+  std::unique_ptr<void, AlignedFree> arena, workspace;
+  int output_value = -1;
+  Shape input_shape;
+  bool time_steps = false;
+};
+
+namespace {
+
+// Builds values and steps layer by layer; conversion chains are shared by every consumer
+// that needs the same producer in the same format.
+class Planner {
+ public:
+  Planner(const Network& net, const std::vector<ImplDesc>& a, const PlanOptions& o, Executor::Impl& x,
+          std::vector<StepInfo>& info)
+      : net_(net), assign_(a), opt_(o), x_(x), info_(info), consumers_(net.consumers()) {}
+
+  Status build() {
+    if (assign_.size() != net_.layers.size())
+      return invalid_argument("assignment has " + std::to_string(assign_.size()) + " entries for " +
+                              std::to_string(net_.layers.size()) + " layers");
+    x_.input_shape = net_.input_shape();
+    x_.values.push_back({net_.input_shape(), Format{}, 0, quant_of(0)});
+    produced_[{0, Format{}.name()}] = 0;
+    source_.assign(net_.layers.size(), 0);
+    for (size_t i = 1; i < net_.layers.size(); ++i) LW_RETURN_IF_ERROR(add_layer(int(i)));
+    int last = source_[net_.layers.size() - 1];
+    const Format& f = x_.values[native_[last]].format;
+    return value_in(last, Format{Layout::kNCHW, DType::kF32, f.threads}, int(net_.layers.size()) - 1, &x_.output_value);
+  }
+
+ private:
+  QuantParams quant_of(int layer) const { return size_t(layer) < opt_.quant.size() ? opt_.quant[layer] : QuantParams{}; }
+  bool has_quant(int layer) const { return size_t(layer) < opt_.quant.size(); }
+  std::string where(int i) const { return "layer '" + net_.layers[i].name + "': "; }
+
+  Status check_fusion(int i, const ImplDesc& d) {
+    const Layer& l = net_.layers[i];
+    if (d.algorithm == Algorithm::kFused) {
+      int p = l.inputs[0];
+      if (!is_activation(l.kind) || !assign_[p].fused_activation || !can_fuse_next_activation(net_, p))
+        return invalid_argument(where(i) + d.name() + " needs its producer to be a conv with a fused implementation");
+      if (input_format(d) != output_format(assign_[p]))
+        return invalid_argument(where(i) + d.name() + " must keep the format of its producer " + assign_[p].name());
+    }
+    if (d.fused_activation) {
+      if (!can_fuse_next_activation(net_, i) || assign_[consumers_[i][0]].algorithm != Algorithm::kFused)
+        return invalid_argument(where(i) + d.name() + " needs its only consumer to be an activation assigned 'fused'");
+    }
+    return Status::ok();
+  }
+
+  Status add_layer(int i) {
+    const Layer& l = net_.layers[i];
+    const ImplDesc& d = assign_[i];
+    if (d.op != l.kind) return invalid_argument(where(i) + "assigned " + d.name() + " for a " + to_string(l.kind) + " layer");
+    LW_RETURN_IF_ERROR(check_fusion(i, d));
+    if (d.algorithm == Algorithm::kFused) {  // the producer already applied it
+      source_[i] = source_[l.inputs[0]];
+      return Status::ok();
+    }
+    std::vector<int> in;
+    PrimitiveArgs args{d, nullptr, {}, {}, quant_of(i)};
+    for (int p : l.inputs) {
+      int v;
+      LW_RETURN_IF_ERROR(value_in(source_[p], input_format(d), i, &v));
+      in.push_back(v);
+      args.in_shapes.push_back(x_.values[v].shape);
+      args.in_quant.push_back(x_.values[v].quant);
+    }
+    if ((d.dtype_in == DType::kI8 || d.dtype_out == DType::kI8) && !has_quant(i))
+      return invalid_argument(where(i) + d.name() + " is int8 but the plan has no quantisation parameters");
+    Layer fused = d.fused_activation ? runtime_fusion_layer(l, net_.layers[consumers_[i][0]].kind) : l;
+    args.layer = &fused;
+    std::unique_ptr<Primitive> prim;
+    LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
+    x_.values.push_back({prim->output_shape(), output_format(d), i, quant_of(i)});
+    int v = int(x_.values.size()) - 1;
+    add_step(std::move(prim), in, v, i, false);
+    native_[i] = v;
+    source_[i] = i;
+    produced_[{i, output_format(d).name()}] = v;
+    return Status::ok();
+  }
+
+  // The value holding layer `src`'s output in format `f`, converting if needed.
+  Status value_in(int src, const Format& f, int consumer, int* out) {
+    auto it = produced_.find({src, f.name()});
+    if (it != produced_.end()) {
+      *out = it->second;
+      return Status::ok();
+    }
+    int v = src == 0 ? 0 : native_.at(src);
+    const Value from = x_.values[v];
+    ConversionCostFn cost = opt_.conversion_cost ? opt_.conversion_cost : ConversionCostFn(estimated_conversion_cost);
+    ConversionGraph graph(*opt_.registry, from.shape, cost);
+    auto chain = graph.chain(from.format, f);
+    if (chain.empty())
+      return unsupported(where(consumer) + "no conversion from " + from.format.name() + " to " + f.name());
+    for (const ConversionDesc& c : chain) {
+      if (c.from.dtype != c.to.dtype && !has_quant(src))
+        return invalid_argument(where(consumer) + c.name() + " needs quantisation parameters of layer '" +
+                                net_.layers[src].name + "'");
+      std::unique_ptr<Primitive> prim;
+      LW_RETURN_IF_ERROR(opt_.registry->create_conversion(c, from.shape, quant_of(src), &prim));
+      x_.values.push_back({from.shape, c.to, src, quant_of(src)});
+      int nv = int(x_.values.size()) - 1;
+      add_step(std::move(prim), {v}, nv, consumer, true);
+      produced_[{src, c.to.name()}] = nv;
+      v = nv;
+    }
+    *out = v;
+    return Status::ok();
+  }
+
+  void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion) {
+    info_.push_back({prim->name(), layer, conversion, 0});
+    x_.steps.push_back({std::move(prim), std::move(in), out});
+  }
+
+  const Network& net_;
+  const std::vector<ImplDesc>& assign_;
+  const PlanOptions& opt_;
+  Executor::Impl& x_;
+  std::vector<StepInfo>& info_;
+  std::vector<std::vector<int>> consumers_;
+  std::vector<int> source_;       // layer whose output layer i's output is (fused: producer)
+  std::map<int, int> native_;     // layer -> value it produced
+  std::map<std::pair<int, std::string>, int> produced_;  // (layer, format) -> value
+};
+
+// Lifetimes (in steps) and in-place aliases of every value; the input is written at step -1.
+std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place) {
+  std::vector<Buffer> b(x.values.size());
+  for (size_t v = 0; v < b.size(); ++v) b[v] = {x.values[v].bytes(), v == 0 ? -1 : 0, v == 0 ? -1 : 0, -1};
+  for (size_t s = 0; s < x.steps.size(); ++s) {
+    b[x.steps[s].out].first = b[x.steps[s].out].last = int(s);
+    for (int v : x.steps[s].in) b[v].last = std::max(b[v].last, int(s));
+  }
+  b[x.output_value].last = int(x.steps.size());
+  if (!in_place) return b;
+  for (size_t s = 0; s < x.steps.size(); ++s) {
+    const Step& st = x.steps[s];
+    int in0 = st.in.empty() ? -1 : st.in[0];
+    if (in0 >= 0 && st.prim->can_run_in_place() && b[in0].last == int(s) && b[in0].bytes == b[st.out].bytes)
+      b[st.out].alias_of = in0;
+  }
+  return b;
+}
+
+}  // namespace
+
+Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executor::~Executor() = default;
+
+Status Executor::plan(const Network& net, const std::vector<ImplDesc>& assignment, const PlanOptions& options,
+                      std::unique_ptr<Executor>* out) {
+  if (!options.registry) return invalid_argument("plan: no registry");
+  const size_t heap0 = heap_in_use();
+  auto impl = std::make_unique<Impl>();
+  std::vector<StepInfo> info;
+  Planner planner(net, assignment, options, *impl, info);
+  Status s = planner.build();
+  if (!s.is_ok()) return {s.code(), "failed to plan " + net.name + ": " + s.message()};
+  ArenaPlan arena = plan_arena(buffers_of(*impl, options.in_place));
+  impl->offsets = arena.offsets;
+  MemoryReport mem;
+  mem.arena_bytes = arena.arena_bytes;
+  mem.naive_activation_bytes = arena.naive_bytes;
+  for (const Step& st : impl->steps) {
+    mem.workspace_bytes = std::max(mem.workspace_bytes, st.prim->workspace_bytes());
+    mem.weight_bytes += st.prim->packed_weight_bytes();
+  }
+  auto alloc = [](size_t bytes) { return std::aligned_alloc(kArenaAlignment, (bytes + 64 + 63) / 64 * 64); };
+  impl->arena.reset(alloc(mem.arena_bytes));
+  impl->workspace.reset(alloc(mem.workspace_bytes));
+  if (!impl->arena || !impl->workspace) return {StatusCode::kOutOfMemory, "failed to plan " + net.name + ": arena"};
+  auto* base = static_cast<uint8_t*>(impl->arena.get());
+  for (Step& st : impl->steps) {
+    std::vector<const void*> in;
+    for (int v : st.in) in.push_back(base + impl->offsets[v]);
+    s = st.prim->setup(in, base + impl->offsets[st.out], impl->workspace.get());
+    if (!s.is_ok()) return primitive_error("setup", st.prim->name(), s);
+  }
+  impl->time_steps = options.time_steps;
+  mem.measured_heap_bytes = heap_in_use() - std::min(heap_in_use(), heap0);
+  out->reset(new Executor(std::move(impl)));
+  (*out)->memory_ = mem;
+  (*out)->info_ = std::move(info);
+  return Status::ok();
+}
+
+Status Executor::run(const Tensor& input, Tensor* output) {
+  Impl& x = *impl_;
+  if (input.shape() != x.input_shape || input.dtype() != DType::kF32 || input.layout() != Layout::kNCHW)
+    return invalid_argument("failed to run: input must be NCHW f32 " + x.input_shape.to_string());
+  auto* base = static_cast<uint8_t*>(x.arena.get());
+  std::memcpy(base + x.offsets[0], input.data(), input.bytes());
+  ScopedPin pin;
+  for (size_t s = 0; s < x.steps.size(); ++s) {
+    auto t0 = x.time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    Status st = x.steps[s].prim->run();
+    if (!st.is_ok()) return primitive_error("run", x.steps[s].prim->name(), st);
+    if (x.time_steps)
+      info_[s].last_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  const Value& ov = x.values[x.output_value];
+  if (output->shape() != ov.shape || output->dtype() != DType::kF32 || output->layout() != Layout::kNCHW)
+    *output = Tensor::create(ov.shape);
+  std::memcpy(output->data(), base + x.offsets[x.output_value], ov.bytes());
+  return Status::ok();
+}
+
+}  // namespace lw

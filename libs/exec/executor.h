@@ -1,0 +1,75 @@
+/// \file
+/// The executor: runs a network (BatchNorm folded) under a per-layer assignment of
+/// implementations. plan() creates every primitive (weights packed here, never in run),
+/// inserts the cheapest conversion chain on every edge whose producer format differs from
+/// the consumer's, places all activations in ONE arena by liveness (plus in-place
+/// elementwise steps) and binds pointers; run() then only runs primitives.
+/// The replay of a chosen deployment and the on-device accuracy checks go through here.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libs/exec/conversion_graph.h"
+#include "libs/exec/memory_plan.h"
+#include "libs/ir/network.h"
+#include "libs/ops/registry.h"
+
+namespace lw {
+
+struct PlanOptions {
+  /// Where implementations and conversions come from (required).
+  const Registry* registry = nullptr;
+  /// Quantisation of every layer's output (index = layer); needed only where a tensor
+  /// becomes int8 (calibration chooses them, not the executor).
+  std::vector<QuantParams> quant;
+  /// Edge costs for the conversion graph; default estimated_conversion_cost.
+  ConversionCostFn conversion_cost;
+  /// Let elementwise steps write over their input when it dies there.
+  bool in_place = true;
+  /// Time every step in run() (steady_clock around each run(); off the hot path otherwise).
+  bool time_steps = false;
+};
+
+struct MemoryReport {
+  size_t arena_bytes = 0;             // activations, with liveness reuse and in-place steps
+  size_t naive_activation_bytes = 0;  // activations if every tensor had its own buffer
+  size_t workspace_bytes = 0;         // one shared workspace: max over steps
+  size_t weight_bytes = 0;            // packed weights + biases of every primitive
+  size_t peak_bytes() const { return arena_bytes + workspace_bytes + weight_bytes; }
+  /// Heap growth measured (glibc mallinfo2) across plan(): what was really allocated.
+  size_t measured_heap_bytes = 0;
+};
+
+struct StepInfo {
+  std::string name;        // implementation or conversion name
+  int layer = -1;          // layer index, or the consumer layer for a conversion
+  bool conversion = false;
+  double last_ms = 0;      // with PlanOptions::time_steps
+};
+
+class Executor {
+ public:
+  /// `assignment[i]` is layer i's implementation (entry 0, the input, is ignored).
+  static Status plan(const Network& net, const std::vector<ImplDesc>& assignment, const PlanOptions& options,
+                     std::unique_ptr<Executor>* out);
+  ~Executor();
+
+  /// input: NCHW f32 of the network's input shape. output: NCHW f32, (re)allocated only
+  /// when it does not already have the right shape.
+  Status run(const Tensor& input, Tensor* output);
+
+  const MemoryReport& memory() const { return memory_; }
+  const std::vector<StepInfo>& steps() const { return info_; }
+
+ /// Opaque plan state (values, steps, arena).
+  struct Impl;
+
+ private:
+  explicit Executor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  MemoryReport memory_;
+  std::vector<StepInfo> info_;
+};
+
+}  // namespace lw

@@ -1,0 +1,214 @@
+// Executor, memory planner, conversion graph and assignments: whole zoo models under
+// random and single-library assignments must match the reference executor.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "libs/exec/assignment.h"
+#include "libs/exec/backends.h"
+#include "libs/exec/executor.h"
+#include "libs/ref/reference.h"
+#include "libs/zoo/zoo.h"
+#include "tests/op_testers.h"
+
+using namespace lw;
+
+namespace {
+
+Network small_model(const std::string& name, int size = 64) {
+  Network raw, net;
+  ZooOptions o;
+  o.input = {1, 3, size, size};
+  o.classes = 10;
+  REQUIRE(build_zoo_model(name, o, &raw).is_ok());
+  init_random_weights(raw, 3);
+  REQUIRE(fold_batch_norm(raw, &net).is_ok());
+  return net;
+}
+
+Tensor input_for(const Network& net, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return testing::random_tensor(net.input_shape(), rng);
+}
+
+double run_vs_reference(const Network& net, const std::vector<ImplDesc>& a, MemoryReport* mem = nullptr) {
+  std::unique_ptr<Executor> ex;
+  PlanOptions opt;
+  opt.registry = &default_registry();
+  Status s = Executor::plan(net, a, opt, &ex);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  Tensor x = input_for(net, 11), y;
+  REQUIRE(ex->run(x, &y).is_ok());
+  std::vector<Tensor> ref;
+  REQUIRE(reference_forward(net, x, &ref).is_ok());
+  if (mem) *mem = ex->memory();
+  // Logits before the softmax would be the sharper test; the zoo heads end in FC.
+  return testing::max_rel_error(y, ref.back());
+}
+
+}  // namespace
+
+TEST_CASE("conversion graph finds multi-hop chains") {
+  const Registry& r = default_registry();
+  ConversionGraph g(r, {1, 8, 4, 4}, estimated_conversion_cost);
+  Format a{Layout::kNCHW, DType::kF32, 1}, b{Layout::kNHWC, DType::kI8, 2};
+  auto chain = g.chain(a, b);
+  CHECK(chain.size() == 3);
+  CHECK(chain.front().from == a);
+  CHECK(chain.back().to == b);
+  for (size_t i = 1; i < chain.size(); ++i) CHECK(chain[i].from == chain[i - 1].to);
+  CHECK(g.chain(a, a).empty());
+  CHECK(g.cost(a, a) == 0);
+  // Transpose the cheaper (int8) tensor: quantise first, then transpose.
+  auto q = g.chain(a, Format{Layout::kNHWC, DType::kI8, 1});
+  REQUIRE(q.size() == 2);
+  CHECK(q[0].to.dtype == DType::kI8);
+  // Forbidding an edge reroutes or disconnects.
+  ConversionGraph no_layout(r, {1, 8, 4, 4}, [](const ConversionDesc& d, const Shape& s) {
+    return d.from.layout != d.to.layout ? kNoPath : estimated_conversion_cost(d, s);
+  });
+  CHECK(no_layout.cost(a, Format{Layout::kNHWC, DType::kF32, 1}) == kNoPath);
+}
+
+TEST_CASE("conversions: layout, quantise, dequantise") {
+  const Registry& r = default_registry();
+  std::mt19937_64 rng(5);
+  Shape s{2, 5, 3, 7};
+  Tensor x = testing::random_tensor(s, rng);
+  QuantParams q{0.01f, 3};
+  for (int t : kThreadSets) {
+    Format nchw{Layout::kNCHW, DType::kF32, t}, nhwc{Layout::kNHWC, DType::kF32, t};
+    std::unique_ptr<Primitive> p;
+    REQUIRE(r.create_conversion({nchw, nhwc}, s, q, &p).is_ok());
+    Tensor y = Tensor::create(s, DType::kF32, Layout::kNHWC);
+    REQUIRE(p->setup({x.data()}, y.data(), nullptr).is_ok());
+    REQUIRE(p->run().is_ok());
+    Tensor want = to_layout(x, Layout::kNHWC);
+    CHECK(std::memcmp(y.data(), want.data(), x.bytes()) == 0);
+    // Quantise then dequantise: error at most half a step.
+    Format i8{Layout::kNHWC, DType::kI8, t};
+    std::unique_ptr<Primitive> qp, dp;
+    REQUIRE(r.create_conversion({nhwc, i8}, s, q, &qp).is_ok());
+    REQUIRE(r.create_conversion({i8, nhwc}, s, q, &dp).is_ok());
+    Tensor qi = Tensor::create(s, DType::kI8, Layout::kNHWC), back = Tensor::create(s, DType::kF32, Layout::kNHWC);
+    REQUIRE(qp->setup({y.data()}, qi.data(), nullptr).is_ok());
+    REQUIRE(qp->run().is_ok());
+    REQUIRE(dp->setup({qi.data()}, back.data(), nullptr).is_ok());
+    REQUIRE(dp->run().is_ok());
+    for (int64_t i = 0; i < s.elements(); ++i) {
+      float v = y.f32()[i];
+      float clamped = std::min(std::max(v, q.scale * (-128 - q.zero_point)), q.scale * (127 - q.zero_point));
+      CHECK(std::fabs(back.f32()[i] - clamped) <= q.scale * 0.5f + 1e-6f);
+    }
+  }
+  std::unique_ptr<Primitive> p;
+  CHECK(!r.create_conversion({{Layout::kNCHW, DType::kF32, 1}, {Layout::kNCHW, DType::kI8, 1}}, s, {0.f, 0}, &p).is_ok());
+}
+
+TEST_CASE("arena planner never overlaps live buffers and reuses dead ones") {
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<Buffer> b;
+    for (int i = 0; i < 30; ++i) {
+      int first = int(rng() % 40), len = int(rng() % 8);
+      b.push_back({size_t(1 + rng() % 5000), first, first + len, -1});
+    }
+    ArenaPlan p = plan_arena(b);
+    CHECK(p.arena_bytes <= p.naive_bytes);
+    for (size_t i = 0; i < b.size(); ++i)
+      for (size_t j = i + 1; j < b.size(); ++j) {
+        bool live = b[i].first <= b[j].last && b[j].first <= b[i].last;
+        bool overlap = p.offsets[i] < p.offsets[j] + b[j].bytes && p.offsets[j] < p.offsets[i] + b[i].bytes;
+        CHECK_FALSE((live && overlap));
+      }
+  }
+  // A chain of 10 equal buffers, each dying when the next is written: two slots suffice.
+  std::vector<Buffer> chain;
+  for (int i = 0; i < 10; ++i) chain.push_back({1000, i, i + 1, -1});
+  CHECK(plan_arena(chain).arena_bytes == 2 * 1024);
+}
+
+TEST_CASE("zoo models under single-library assignments match the reference") {
+  for (const char* model : {"resnet18", "mobilenetv2", "squeezenet1_1", "googlenet"})
+    for (Library lib : {Library::kNative, Library::kOpenBLAS}) {
+      Network net = small_model(model);
+      std::vector<ImplDesc> a;
+      REQUIRE(library_assignment(net, default_registry(), lib, 1, &a).is_ok());
+      MemoryReport mem;
+      double e = run_vs_reference(net, a, &mem);
+      INFO(model, " ", to_string(lib), " error ", e);
+      CHECK(e <= 1e-4);
+      CHECK(mem.arena_bytes < mem.naive_activation_bytes);
+      CHECK(mem.weight_bytes > 0);
+      // What plan() really allocated (heap growth) is what it predicts, up to bookkeeping.
+      CHECK(double(mem.measured_heap_bytes) >= 0.98 * double(mem.peak_bytes()));
+      CHECK(double(mem.measured_heap_bytes) <= 1.05 * double(mem.peak_bytes()) + 128 * 1024);
+    }
+}
+
+TEST_CASE("zoo models under random assignments match the reference") {
+  for (const char* model : {"resnet18", "mobilenetv2", "squeezenet1_1", "googlenet", "mobilenetv3_small"})
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      Network net = small_model(model);
+      std::vector<ImplDesc> a;
+      REQUIRE(random_assignment(net, default_registry(), seed, &a).is_ok());
+      double e = run_vs_reference(net, a);
+      INFO(model, " seed ", seed, " error ", e);
+      // Winograd layers are 1e-3 each; a few in series stay well under 1e-2.
+      CHECK(e <= 1e-2);
+    }
+}
+
+TEST_CASE("assignment JSON: round trip and errors name the path") {
+  Network net = small_model("squeezenet1_1");
+  const Registry& r = default_registry();
+  std::vector<ImplDesc> a, back;
+  REQUIRE(random_assignment(net, r, 4, &a).is_ok());
+  Status rt = parse_assignment(assignment_to_json(net, a), net, r, &back);
+  REQUIRE_MESSAGE(rt.is_ok(), rt.message());
+  CHECK(back == a);
+  Status s = parse_assignment(R"({"layers": {"nope": "relu_nchw_f32_native_default_t1"}, "default": "native"})", net, r, &back);
+  CHECK(s.message().find("layers.nope") != std::string::npos);
+  std::string conv = net.layers[1].name;
+  s = parse_assignment(R"({"layers": {")" + conv + R"(": "conv2d_nchw_f32_native_fft_t1"}, "default": "native"})", net, r, &back);
+  CHECK(s.message().find("layers." + conv) != std::string::npos);
+  CHECK(s.message().find("fft") != std::string::npos);
+  s = parse_assignment(R"({"layers": {}})", net, r, &back);
+  CHECK(s.message().find("no implementation for layer") != std::string::npos);
+  CHECK(parse_assignment(R"({"default": "openblas"})", net, r, &back).is_ok());
+  CHECK(!parse_assignment(R"({"defualt": "openblas"})", net, r, &back).is_ok());
+}
+
+TEST_CASE("plan rejects inconsistent fusion") {
+  Network net = small_model("resnet18");
+  const Registry& r = default_registry();
+  std::vector<ImplDesc> a;
+  REQUIRE(library_assignment(net, r, Library::kNative, 1, &a).is_ok());
+  int conv = -1;
+  for (size_t i = 1; i < net.layers.size() && conv < 0; ++i)
+    if (can_fuse_next_activation(net, int(i))) conv = int(i);
+  REQUIRE(conv > 0);
+  a[conv].fused_activation = true;  // but the relu still runs on its own
+  std::unique_ptr<Executor> ex;
+  PlanOptions opt;
+  opt.registry = &r;
+  Status s = Executor::plan(net, a, opt, &ex);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message().find("fused") != std::string::npos);
+}
+
+TEST_CASE("f32 -> f32 chains never detour through int8") {
+  // Make int8 transposes nearly free: the lossless route must still be taken.
+  ConversionGraph g(default_registry(), {1, 64, 8, 8}, [](const ConversionDesc& d, const Shape& s) {
+    if (d.from.dtype == DType::kI8 && d.to.dtype == DType::kI8) return 0.001;
+    return estimated_conversion_cost(d, s);
+  });
+  auto c = g.chain({Layout::kNCHW, DType::kF32, 2}, {Layout::kNHWC, DType::kF32, 1});
+  REQUIRE(!c.empty());
+  for (const ConversionDesc& d : c) {
+    CHECK(d.from.dtype == DType::kF32);
+    CHECK(d.to.dtype == DType::kF32);
+  }
+}
