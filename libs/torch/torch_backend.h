@@ -10,6 +10,9 @@
 /// are signed with our zero point while torch wants quint8, so run() converts the input
 /// (x + 128 into a quint8 tensor made at setup) and the output back (and applies a fused
 /// relu / relu6 as the int8 clamp in that copy). Weights are prepacked in the factory.
+/// Switching the count is expensive (bench_int8 BM_torch_set_num_threads_switch: ~6 ms per
+/// switch on the shared 2-vCPU machine under load), so run() only calls it when the count
+/// differs; the profiler should treat a torch thread-set change as a real cost.
 /// Thread set 2: the OpenMP worker of the calling thread is pinned to the second CPU at
 /// setup; QNNPACK's own pthreadpool workers cannot be reached and float.
 #pragma once

@@ -76,6 +76,7 @@ Status Conv::create(const Layer& l, const Shape& in, const PrimitiveArgs& a) {
     float lo, hi;
     LW_RETURN_IF_ERROR(f32_bounds(l.fused_activation, &lo, &hi));
     std::vector<float> kernel = to_ohwi(l.weights, k, cg, w.kh, w.kw);
+    // XNNPACK does not expose its packed size (padded to its tile); report what we hand it.
     weight_bytes_ = (kernel.size() + l.bias.size()) * sizeof(float);
     return check(xnn_create_convolution2d_nhwc_f32(pt, pr, pb, pl, w.kh, w.kw, w.stride_h, w.stride_w, w.dil_h, w.dil_w, g, cg,
                                                    k / g, in.c, k, kernel.data(), l.bias.empty() ? nullptr : l.bias.data(),
