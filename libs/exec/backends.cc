@@ -2,12 +2,16 @@
 
 #include "libs/native/native.h"
 #include "libs/openblas/openblas.h"
+#include "libs/torch/torch_backend.h"
+#include "libs/xnnpack/xnnpack.h"
 
 namespace lw {
 
 void register_all_backends(Registry& r) {
   register_native(r);
   register_openblas(r);
+  register_xnnpack(r);
+  register_torch(r);
 }
 
 const Registry& default_registry() {

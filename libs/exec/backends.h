@@ -7,7 +7,7 @@
 
 namespace lw {
 
-/// native + openblas (+ xnnpack, torch when their targets are added here).
+/// native, openblas, xnnpack and torch.
 void register_all_backends(Registry& registry);
 /// A process-wide registry filled by register_all_backends on first use.
 const Registry& default_registry();

@@ -1,0 +1,18 @@
+// Internal to libs/torch backend files: factories and checks (no LibTorch types here, so
+// the registration TU compiles without LibTorch headers).
+#pragma once
+#include "libs/torch/torch_backend.h"
+
+namespace lw::torch_ops {
+
+Status create_conv_f32(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+Status create_fc_f32(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+Status create_conv_int8(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+
+/// Sets the intra-op thread count and, for 2, pins the calling thread's OpenMP worker to
+/// the second CPU (outside timed regions: register and setup).
+void prepare_threads(int threads);
+/// at::set_num_threads(threads) (inside run: its cost is part of the measurement).
+void set_threads(int threads);
+
+}  // namespace lw::torch_ops

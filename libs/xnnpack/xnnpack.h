@@ -1,0 +1,20 @@
+/// \file
+/// The `xnnpack` backend (Debian's XNNPACK, git 2022-02): NHWC f32 convolution (dense,
+/// grouped, depthwise; asymmetric padding; relu / relu6 fused as the output clamp),
+/// fully-connected, max / average / global-average pooling, add, multiply, clamp-based
+/// relu / relu6, hardswish, sigmoid, softmax; int8 (qs8) convolution and fully-connected
+/// with per-tensor weights (algorithm `default`) and convolution with per-channel weights
+/// (`qc8`). Operators are created (weights packed) in the factory; run() only calls
+/// xnn_run_operator. Thread set 1 runs on the caller (no pool); thread set 2 uses one
+/// 2-thread pthreadpool whose worker is pinned to the second CPU when the pool is made.
+#pragma once
+#include "libs/ops/registry.h"
+
+namespace lw {
+
+/// Initialises XNNPACK, makes the 2-thread pool and registers every implementation.
+/// If XNNPACK cannot initialise on this CPU nothing is registered (the reason is logged
+/// to stderr once).
+void register_xnnpack(Registry& registry);
+
+}  // namespace lw
