@@ -91,15 +91,6 @@ bool wanted(const ImplDesc& d, const ProfileOptions& o) {
   return lib && std::find(o.threads.begin(), o.threads.end(), d.threads) != o.threads.end();
 }
 
-// The activation kind a conv at layer i would absorb by runtime fusion (kInput: none).
-LayerKind fusable_activation(const Network& net, int i) {
-  if (!can_fuse_next_activation(net, i)) return LayerKind::kInput;
-  for (size_t j = i + 1; j < net.layers.size(); ++j)
-    for (int p : net.layers[j].inputs)
-      if (p == i) return net.layers[j].kind;
-  return LayerKind::kInput;
-}
-
 void fill_random(Tensor& t, uint64_t seed) {
   std::mt19937 rng{uint32_t(seed)};
   if (t.dtype() == DType::kF32) {
@@ -120,7 +111,7 @@ class Profiler {
 
  private:
   Status measure_layer(int i, Lut& lut);
-  Impl measure_impl(int i, const ImplDesc& d, const Status& supported, LayerKind fuse, const Lut& lut);
+  Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut);
   Status time_primitive(const PrimitiveArgs& args, Impl* impl);
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
@@ -136,7 +127,7 @@ class Profiler {
 int64_t Profiler::count_work(int from) const {
   int64_t n = 0;
   for (size_t i = from; i < net_.layers.size(); ++i)
-    for (const auto& c : reg_.candidates(net_.layers[i], input_shapes(net_, int(i))))
+    for (const auto& c : reg_.candidates(net_, int(i)))
       n += wanted(c.desc, o_) && c.supported.is_ok();
   return n;
 }
@@ -176,7 +167,7 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Impl* impl) {
   return Status::ok();
 }
 
-Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, LayerKind fuse, const Lut& lut) {
+Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut) {
   const Layer& layer = net_.layers[i];
   Impl impl;
   impl.name = d.name();
@@ -187,20 +178,17 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, L
   impl.out_format = format_index(lut, output_format(d));
   impl.threads = d.threads;
   impl.fused_activation = d.fused_activation;
-  bool fused_consumer = d.algorithm == Algorithm::kFused;
-  bool producer_fuses = !layer.inputs.empty() && fusable_activation(net_, layer.inputs[0]) == layer.kind;
-  if (!supported.is_ok() || (d.fused_activation && fuse == LayerKind::kInput) || (fused_consumer && !producer_fuses)) {
+  if (!supported.is_ok()) {
     impl.status = ImplStatus::kUnsupported;
-    impl.reason = !supported.is_ok() ? supported.message()
-                  : fused_consumer   ? "the producer cannot absorb this activation"
-                                     : "no activation follows to fuse";
+    impl.reason = supported.message();
     return impl;
   }
-  if (fused_consumer) {  // nothing runs: the producer already applied the activation
+  if (d.algorithm == Algorithm::kFused) {  // nothing runs: the producer already applied the activation
     impl.memory_bytes.output = layer.out.elements() * int64_t(dtype_bytes(d.dtype_out));
     return impl;
   }
   auto in = input_shapes(net_, i);
+  LayerKind fuse = fusable_activation(net_, i);
   std::string key = layer_signature(layer, in, d.fused_activation ? fuse : LayerKind::kInput) + "|" + impl.name;
   if (o_.reuse_identical_layers && cache_.count(key)) return cache_[key];
   Layer fused_layer = d.fused_activation ? runtime_fusion_layer(layer, fuse) : layer;
@@ -216,12 +204,10 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, L
 
 Status Profiler::measure_layer(int i, Lut& lut) {
   const Layer& layer = net_.layers[i];
-  LayerKind fuse = fusable_activation(net_, i);
-  auto candidates = reg_.candidates(layer, input_shapes(net_, i));
-  for (const auto& c : candidates) {
+  for (const auto& c : reg_.candidates(net_, i)) {
     if (!wanted(c.desc, o_)) continue;
     report(i, c.desc.name());
-    lut.layers[i].impls.push_back(measure_impl(i, c.desc, c.supported, fuse, lut));
+    lut.layers[i].impls.push_back(measure_impl(i, c.desc, c.supported, lut));
     done_ += c.supported.is_ok();
   }
   bool any_ok = false;

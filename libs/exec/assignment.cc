@@ -63,11 +63,10 @@ Status random_assignment(const Network& net, const Registry& r, uint64_t seed, s
       continue;
     }
     std::vector<ImplDesc> ok;
-    for (const Candidate& c : r.candidates(l, input_shapes(net, int(i)))) {
+    for (const Candidate& c : r.candidates(net, int(i))) {
       const ImplDesc& d = c.desc;
       if (!c.supported.is_ok() || d.algorithm == Algorithm::kFused || d.dtype_in != DType::kF32 || d.dtype_out != DType::kF32)
         continue;
-      if (d.fused_activation && !can_fuse_next_activation(net, int(i))) continue;
       ok.push_back(d);
     }
     if (ok.empty()) return unsupported("layer '" + l.name + "': no supported f32 implementation");

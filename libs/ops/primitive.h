@@ -72,5 +72,7 @@ Layer runtime_fusion_layer(const Layer& layer, LayerKind activation);
 /// True when layer i of `net` can take a `fused` implementation: it is a conv2d without a
 /// static fused activation whose only consumer is an activation layer.
 bool can_fuse_next_activation(const Network& net, int i);
+/// The activation layer i would absorb by runtime fusion; kInput when it cannot fuse.
+LayerKind fusable_activation(const Network& net, int i);
 
 }  // namespace lw

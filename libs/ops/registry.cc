@@ -20,6 +20,14 @@ bool can_fuse_next_activation(const Network& net, int i) {
   return cons[i].size() == 1 && is_activation(net.layers[cons[i][0]].kind);
 }
 
+LayerKind fusable_activation(const Network& net, int i) {
+  if (!can_fuse_next_activation(net, i)) return LayerKind::kInput;
+  for (size_t j = i + 1; j < net.layers.size(); ++j)
+    for (int p : net.layers[j].inputs)
+      if (p == i) return net.layers[j].kind;
+  return LayerKind::kInput;
+}
+
 void Registry::add(ImplEntry entry) {
   LW_CHECK(find(entry.desc) == nullptr);
   LW_CHECK(entry.supports && entry.create);
@@ -48,6 +56,27 @@ std::vector<Candidate> Registry::candidates(const Layer& layer, const std::vecto
   std::vector<Candidate> out;
   for (const ImplEntry& e : entries_)
     if (e.desc.op == layer.kind) out.push_back({e.desc, e.supports(e.desc, layer, in)});
+  return out;
+}
+
+std::vector<Candidate> Registry::candidates(const Network& net, int i) const {
+  const Layer& layer = net.layers[i];
+  auto in = input_shapes(net, i);
+  LayerKind absorbs = fusable_activation(net, i);
+  Layer fused = absorbs == LayerKind::kInput ? layer : runtime_fusion_layer(layer, absorbs);
+  bool absorbed = is_activation(layer.kind) && fusable_activation(net, layer.inputs[0]) == layer.kind;
+  std::vector<Candidate> out;
+  for (const ImplEntry& e : entries_) {
+    if (e.desc.op != layer.kind) continue;
+    Status s;
+    if (e.desc.fused_activation)
+      s = absorbs == LayerKind::kInput ? unsupported("no activation follows to fuse") : e.supports(e.desc, fused, in);
+    else if (e.desc.algorithm == Algorithm::kFused)
+      s = absorbed ? e.supports(e.desc, layer, in) : unsupported("the producer cannot absorb this activation");
+    else
+      s = e.supports(e.desc, layer, in);
+    out.push_back({e.desc, s});
+  }
   return out;
 }
 

@@ -48,6 +48,11 @@ class Registry {
   /// status. `fused` descriptors are included; whether the network allows them is
   /// can_fuse_next_activation()'s business.
   std::vector<Candidate> candidates(const Layer& layer, const std::vector<Shape>& in) const;
+  /// Candidates for layer i in its network, runtime fusion resolved: a `fused` conv is
+  /// checked against the activation it would absorb (unsupported when none follows), and an
+  /// activation's `fused` pseudo-implementation is supported only when its producer can
+  /// absorb it. What the profiler measures and assignments draw from.
+  std::vector<Candidate> candidates(const Network& net, int i) const;
   Status supports(const ImplDesc& d, const Layer& layer, const std::vector<Shape>& in) const;
 
   /// create + reshape, errors as "failed to create <name>: <reason>".

@@ -169,6 +169,9 @@ Status supports_weighted(const ImplDesc& d, const Layer& l, const std::vector<Sh
 Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   LW_RETURN_IF_ERROR(supports_weighted(d, l, in));
   if (d.layout_in != Layout::kNHWC) return unsupported("xnnpack convolution is NHWC");
+  LayerKind a = l.fused_activation;
+  if (a != LayerKind::kInput && a != LayerKind::kRelu && a != LayerKind::kRelu6)
+    return unsupported(std::string("xnnpack fuses only relu / relu6 as an output clamp, not ") + to_string(a));
   return Status::ok();
 }
 
