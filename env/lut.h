@@ -1,0 +1,106 @@
+/// \file
+/// The lookup table (LUT): what the profiler measured on the device, and the only thing the
+/// search sees of it. `layerwise profile` (or the synthetic generator) writes it; the
+/// environment (env/cost.h, env/env.h) compiles it into flat cost tables for the agents.
+/// JSON format "layerwise-lut/1" (see README "LUT"): model, device fingerprint, protocol,
+/// formats, layers with their implementations, conversions between formats on every edge.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libs/core/status.h"
+#include "libs/core/tensor.h"
+#include "libs/ir/network.h"
+
+namespace lw {
+
+constexpr const char* kLutFormat = "layerwise-lut/1";
+
+/// Implementation status, as the profiler recorded it: only kOk may ever be chosen.
+enum class ImplStatus {
+#define X(e, s) e,
+#include "env/impl_status.inc"
+#undef X
+};
+const char* to_string(ImplStatus s);
+
+/// One tensor format on an edge: memory layout, data type and the thread set of its producer.
+struct Format {
+  Layout layout = Layout::kNCHW;
+  DType dtype = DType::kF32;
+  int threads = 1;
+  bool operator==(const Format& o) const { return layout == o.layout && dtype == o.dtype && threads == o.threads; }
+};
+
+struct LatencyStats {
+  double median = 0, min = 0, p90 = 0, cv = 0;
+  int runs = 0;
+};
+
+struct MemoryBytes {
+  int64_t weights = 0;    // packed weights of this implementation
+  int64_t workspace = 0;  // scratch while the layer runs (im2col buffer, Winograd tiles)
+  int64_t output = 0;     // the layer's output tensor in this implementation's out format
+};
+
+/// One way to run a layer: QS-DNN Table I {library, algorithm, dtype, layout in/out, core}.
+struct Impl {
+  std::string name;
+  std::string library;    // "native", "openblas", "xnnpack", "torch", "fused", "input", ...
+  std::string algorithm;  // "im2col", "winograd_2x2_3x3", "default", ...
+  DType dtype = DType::kF32;
+  int in_format = 0, out_format = 0;  // indices into Lut::formats
+  int threads = 1;
+  /// A conv impl that already applies the following activation (runtime fusion).
+  bool fused_activation = false;
+  ImplStatus status = ImplStatus::kOk;
+  std::string reason;  // why not ok
+  LatencyStats latency_ms;
+  MemoryBytes memory_bytes;
+
+  bool ok() const { return status == ImplStatus::kOk; }
+  /// The activation-layer impl that stands for "already done by the fused producer".
+  bool is_fused_consumer() const { return library == "fused"; }
+};
+
+struct LutLayer {
+  std::string name;
+  LayerKind kind = LayerKind::kInput;
+  std::vector<int> inputs;  // producer layer indices (earlier layers)
+  int depth = 0;            // longest path from the input
+  std::vector<int64_t> out_shape;
+  std::vector<Impl> impls;
+};
+
+/// Cost of feeding `consumer` from `producer` when the formats differ: the cheapest chain of
+/// converters (all-pairs shortest path, computed by the profiler). consumer -1: network output.
+struct Conversion {
+  int producer = 0, consumer = 0;
+  int from_format = 0, to_format = 0;
+  double direct_ms = -1;  // cost of a single direct converter; -1 when there is none
+  double chain_ms = 0;
+  std::vector<std::string> chain;  // converter names along the chain
+};
+
+struct Lut {
+  std::string model_name, model_hash;
+  std::string device_json = "{}";    // device fingerprint, opaque JSON object (compact text)
+  std::string protocol_json = "{}";  // measurement protocol, opaque JSON object (compact text)
+  std::vector<Format> formats;
+  std::vector<LutLayer> layers;
+  std::vector<Conversion> conversions;
+  int output_format = 0;  // the network output must be delivered in this format
+
+  /// Number of implementations over all layers.
+  int64_t impl_count() const;
+};
+
+/// Parses and validates a LUT. Errors are one line: "<origin>: <JSON pointer>: <reason>".
+Status lut_from_json(const std::string& text, const std::string& origin, Lut* lut);
+Status load_lut(const std::string& path, Lut* lut);
+std::string lut_to_json(const Lut& lut);
+/// Written atomically (temporary file + rename).
+Status save_lut(const Lut& lut, const std::string& path);
+
+}  // namespace lw
