@@ -15,8 +15,11 @@
 namespace lw {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kBudgetSlackMiB = 1e-6;  // keeps CBC's tolerances on the safe side of a budget
+// Memory enters the model in KiB (well-scaled coefficients). Memory is whole bytes, so a budget
+// of B bytes is the row bound (B + 0.5) / 1024: every assignment within B passes, every one
+// above fails by at least half a byte, far beyond CBC's tolerances.
+constexpr double kMemUnit = 1024.0;
+constexpr double kBudgetHalfByte = 0.5;
 
 struct Model {
   std::vector<double> obj, lo, hi;
@@ -63,7 +66,7 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
       m->x[f] = col;
       one.insert(col, 1.0);
       latency->insert(col, c);
-      if (o.memory_model == MemoryModel::kWholeNetwork) memory->insert(col, double(impl_memory_bytes(p, f)) / kMiB);
+      if (o.memory_model == MemoryModel::kWholeNetwork) memory->insert(col, double(impl_memory_bytes(p, f)) / kMemUnit);
     }
     m->add_row(one, 1, 1);
   }
@@ -98,7 +101,7 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
       CoinPackedVector r;
       r.insert(*z, 1.0);
       for (int a = 0; a < p.actions(t); ++a)
-        if (m->x[p.offset[t] + a] >= 0) r.insert(m->x[p.offset[t] + a], -double(impl_memory_bytes(p, p.offset[t] + a)) / kMiB);
+        if (m->x[p.offset[t] + a] >= 0) r.insert(m->x[p.offset[t] + a], -double(impl_memory_bytes(p, p.offset[t] + a)) / kMemUnit);
       m->add_row(r, 0, COIN_DBL_MAX);
     }
   }
@@ -116,7 +119,7 @@ Status solve_ilp(const DeploymentEnv& env, const IlpOptions& o, IlpSolution* out
   for (const auto& v : {min_latency ? latency : memory})
     for (int i = 0; i < v.getNumElements(); ++i) m.obj[v.getIndices()[i]] += v.getElements()[i];
   if (min_latency && o.memory_budget_bytes > 0)
-    m.add_row(memory, -COIN_DBL_MAX, double(o.memory_budget_bytes) / kMiB - kBudgetSlackMiB);
+    m.add_row(memory, -COIN_DBL_MAX, (double(o.memory_budget_bytes) + kBudgetHalfByte) / kMemUnit);
   if (!min_latency && o.latency_budget_ms > 0) m.add_row(latency, -COIN_DBL_MAX, o.latency_budget_ms + 1e-9);
   m.rows.setDimensions(int(m.row_lo.size()), int(m.obj.size()));
 
@@ -144,6 +147,8 @@ Status solve_ilp(const DeploymentEnv& env, const IlpOptions& o, IlpSolution* out
   out->proven_optimal = model.isProvenOptimal();
   out->latency_ms = predict_latency_ms(p, out->assignment);
   out->memory_bytes = linear_memory_bytes(p, out->assignment, o.memory_model);
+  if (min_latency && o.memory_budget_bytes > 0 && out->memory_bytes > o.memory_budget_bytes)
+    return failed("ilp: CBC returned a solution over the memory budget (numerical tolerance)");
   return Status::ok();
 }
 
@@ -164,7 +169,9 @@ Status ilp_pareto(const DeploymentEnv& env, MemoryModel model, int points, std::
   o.memory_model = model;
   const int64_t lo = smallest.memory_bytes, hi = fastest.memory_bytes;
   for (int i = 0; i < std::max(points, 2); ++i) {
-    o.memory_budget_bytes = points <= 1 ? hi : lo + (hi - lo) * i / (points - 1);
+    const int64_t budget = points <= 1 ? hi : lo + (hi - lo) * i / (points - 1);
+    if (!front->empty() && budget == front->back().budget_bytes) continue;  // lo == hi: one point
+    o.memory_budget_bytes = budget;
     IlpSolution s;
     Status st = solve_ilp(env, o, &s);
     if (st.code() == StatusCode::kNotFound) continue;  // CBC found nothing at this budget within the limit
