@@ -11,7 +11,10 @@ using namespace lw::testing;
 
 namespace {
 SearchResult run(const std::string& agent, const Problem& p, uint64_t seed = 1, int episodes = 0,
-                 const std::string& config = "{}") {
+                 const std::string& config = "{}");
+}
+namespace {
+SearchResult run(const std::string& agent, const Problem& p, uint64_t seed, int episodes, const std::string& config) {
   DeploymentEnv env(p);
   AgentRequest req;
   req.seed = seed;
@@ -114,39 +117,61 @@ TEST_CASE("agents: exact <= every other agent, ILP equals exact, baselines reaso
     CHECK(run(a, p, 1, 300).best_latency_ms >= ex.best_latency_ms - 1e-9);
 }
 
-TEST_CASE("ilp: every point of a memory-budget sweep respects its budget") {
-  for (const char* model : {"squeezenet1_1", "mobilenetv3_small"}) {
-    SyntheticLutOptions o;
-    o.zoo.input = {1, 3, 96, 96};
-    Lut lut;
-    REQUIRE(synthetic_zoo_lut(model, o, &lut).is_ok());
-    Problem p = compile(lut);
-    DeploymentEnv env(p);
-    for (MemoryModel mm : {MemoryModel::kWholeNetwork, MemoryModel::kLayerByLayer}) {
-      std::vector<IlpSolution> front;
-      REQUIRE(ilp_pareto(env, mm, 6, &front).is_ok());
-      REQUIRE(!front.empty());
-      if (mm == MemoryModel::kWholeNetwork) CHECK(front.size() >= 3);
-      double prev = -1;
-      for (const auto& s : front) {
-        CHECK(s.proven_optimal);
-        CHECK(linear_memory_bytes(p, s.assignment, mm) <= s.budget_bytes);
-        CHECK(s.memory_bytes == linear_memory_bytes(p, s.assignment, mm));
-        // A larger budget never makes the optimum slower.
-        if (prev >= 0) CHECK(s.latency_ms <= prev + 1e-9);
-        prev = s.latency_ms;
-      }
-      // The loosest budget reaches the unconstrained optimum.
-      CHECK(front.back().latency_ms == doctest::Approx(run("exact", p).best_latency_ms).epsilon(1e-9));
-    }
-    // Minimum memory under a latency budget meets the budget.
-    IlpOptions mo;
-    mo.objective = IlpObjective::kMemory;
-    mo.latency_budget_ms = 1.2 * run("exact", p).best_latency_ms;
-    IlpSolution s;
-    REQUIRE(solve_ilp(env, mo, &s).is_ok());
-    CHECK(s.latency_ms <= mo.latency_budget_ms + 1e-6);
+// Sweeps on larger LUTs take CBC seconds to minutes (a memory budget makes it a knapsack), so
+// the test uses small random DAGs; bench_agents times the zoo models.
+void check_sweep(const Problem& p, MemoryModel mm, int points) {
+  DeploymentEnv env(p);
+  std::vector<IlpSolution> front;
+  REQUIRE(ilp_pareto(env, mm, points, &front).is_ok());
+  REQUIRE(!front.empty());
+  double prev = -1;
+  for (const auto& s : front) {
+    CHECK(s.proven_optimal);
+    CHECK(linear_memory_bytes(p, s.assignment, mm) <= s.budget_bytes);
+    CHECK(s.memory_bytes == linear_memory_bytes(p, s.assignment, mm));
+    if (prev >= 0) CHECK(s.latency_ms <= prev + 1e-9);  // a larger budget never makes the optimum slower
+    prev = s.latency_ms;
   }
+  // The loosest budget reaches the unconstrained optimum.
+  CHECK(front.back().latency_ms == doctest::Approx(run("exact", p).best_latency_ms).epsilon(1e-9));
+}
+
+TEST_CASE("ilp: every point of a memory-budget sweep respects its budget") {
+  int checked = 0;
+  for (uint64_t seed = 0; checked < 20; ++seed) {
+    Lut lut = random_dag_lut(seed + 900, 9, 4, 2);
+    Problem p;
+    if (!compile_problem(lut, &p).is_ok()) continue;
+    ++checked;
+    for (MemoryModel mm : {MemoryModel::kWholeNetwork, MemoryModel::kLayerByLayer}) {
+      check_sweep(p, mm, 5);
+      // Brute force: least latency within the tightest budget of the linear model.
+      DeploymentEnv env(p);
+      std::vector<IlpSolution> front;
+      REQUIRE(ilp_pareto(env, mm, 2, &front).is_ok());
+      const int64_t budget = front.front().budget_bytes;
+      double want = kInf;
+      std::vector<int> a(p.n, 0);
+      for (;;) {
+        if (predict_latency_ms(p, a) < kInf && linear_memory_bytes(p, a, mm) <= budget)
+          want = std::min(want, predict_latency_ms(p, a));
+        int i = 0;
+        while (i < p.n && ++a[i] == p.actions(i)) a[i++] = 0;
+        if (i == p.n) break;
+      }
+      CHECK(front.front().latency_ms == doctest::Approx(want).epsilon(1e-9));
+    }
+  }
+  Problem p;
+  for (uint64_t seed = 0; !compile_problem(random_dag_lut(seed, 12, 4, 2), &p).is_ok();) ++seed;
+  // Minimum memory under a latency budget meets the budget.
+  DeploymentEnv env(p);
+  IlpOptions mo;
+  mo.objective = IlpObjective::kMemory;
+  mo.latency_budget_ms = 1.2 * run("exact", p).best_latency_ms;
+  IlpSolution s;
+  REQUIRE(solve_ilp(env, mo, &s).is_ok());
+  CHECK(s.latency_ms <= mo.latency_budget_ms + 1e-6);
 }
 
 TEST_CASE("determinism: same LUT, config and seed give identical results") {
