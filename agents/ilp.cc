@@ -1,0 +1,241 @@
+// TASO-style ILP with COIN-OR CBC (see ilp.h for the model).
+#include "agents/ilp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "CbcModel.hpp"
+#include "CoinPackedMatrix.hpp"
+#include "CoinPackedVector.hpp"
+#include "OsiClpSolverInterface.hpp"
+#include "agents/builtin.h"
+#include "agents/config.h"
+
+namespace lw {
+namespace {
+
+// Memory enters the model in KiB (well-scaled coefficients). Memory is whole bytes, so a budget
+// of B bytes is the row bound (B + 0.5) / 1024: every assignment within B passes, every one
+// above fails by at least half a byte, far beyond CBC's tolerances.
+constexpr double kMemUnit = 1024.0;
+constexpr double kBudgetHalfByte = 0.5;
+
+struct Model {
+  std::vector<double> obj, lo, hi;
+  std::vector<uint8_t> integer;
+  CoinPackedMatrix rows{false, 0, 0};
+  std::vector<double> row_lo, row_hi;
+  std::vector<int> x;  // column of (flat impl), -1 if excluded
+  int add_col(double c, double l, double h, bool is_int) {
+    obj.push_back(c), lo.push_back(l), hi.push_back(h), integer.push_back(is_int);
+    return int(obj.size()) - 1;
+  }
+  void add_row(const CoinPackedVector& v, double l, double h) {
+    rows.appendRow(v);
+    row_lo.push_back(l), row_hi.push_back(h);
+  }
+};
+
+// Groups the impls of one side of an edge by identical cost row (producer) or column (consumer).
+std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer, int* count) {
+  const int np = p.actions(e.producer), nc = p.actions(e.consumer);
+  std::map<std::vector<double>, int> ids;
+  std::vector<int> cls(producer ? np : nc);
+  for (int i = 0; i < int(cls.size()); ++i) {
+    std::vector<double> sig(producer ? nc : np);
+    for (int j = 0; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j) : p.edge_cost(e, j, i);
+    cls[i] = ids.emplace(sig, int(ids.size())).first->second;
+  }
+  *count = int(ids.size());
+  return cls;
+}
+
+// Builds columns and rows; returns the latency and memory expressions as sparse vectors.
+void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVector* latency,
+           CoinPackedVector* memory, int* z) {
+  const Problem& p = env.problem();
+  m->x.assign(p.offset[p.n], -1);
+  for (int t = 0; t < p.n; ++t) {
+    CoinPackedVector one;
+    for (int a = 0; a < p.actions(t); ++a) {
+      const int f = p.offset[t] + a;
+      double c = p.impl_ms[f] + env.extra_ms(f) + (t == p.n - 1 ? p.out_ms[a] : 0.0);
+      if (!env.statically_allowed(f) || !std::isfinite(c)) continue;
+      const int col = m->add_col(0, 0, 1, true);
+      m->x[f] = col;
+      one.insert(col, 1.0);
+      latency->insert(col, c);
+      if (o.memory_model == MemoryModel::kWholeNetwork) memory->insert(col, double(impl_memory_bytes(p, f)) / kMemUnit);
+    }
+    m->add_row(one, 1, 1);
+  }
+  for (const auto& e : p.edges) {
+    int kp = 0, kc = 0;
+    const auto cp = classes(p, e, true, &kp), cc = classes(p, e, false, &kc);
+    std::vector<CoinPackedVector> row_p(kp), col_c(kc);  // marginal rows: sum_l y[k][l] - sum_{a in k} x = 0
+    for (int a = 0; a < p.actions(e.producer); ++a)
+      if (m->x[p.offset[e.producer] + a] >= 0) row_p[cp[a]].insert(m->x[p.offset[e.producer] + a], -1.0);
+    for (int b = 0; b < p.actions(e.consumer); ++b)
+      if (m->x[p.offset[e.consumer] + b] >= 0) col_c[cc[b]].insert(m->x[p.offset[e.consumer] + b], -1.0);
+    std::vector<double> cost(size_t(kp) * kc, -1);
+    for (int a = 0; a < p.actions(e.producer); ++a)
+      for (int b = 0; b < p.actions(e.consumer); ++b) cost[size_t(cp[a]) * kc + cc[b]] = p.edge_cost(e, a, b);
+    for (int k = 0; k < kp; ++k)
+      for (int l = 0; l < kc; ++l) {
+        const double c = cost[size_t(k) * kc + l];
+        if (!std::isfinite(c) || row_p[k].getNumElements() == 0 || col_c[l].getNumElements() == 0) continue;
+        const int y = m->add_col(0, 0, 1, false);
+        row_p[k].insert(y, 1.0);
+        col_c[l].insert(y, 1.0);
+        if (c != 0) latency->insert(y, c);
+      }
+    for (auto& r : row_p) m->add_row(r, 0, 0);
+    for (auto& r : col_c) m->add_row(r, 0, 0);
+  }
+  *z = -1;
+  if (o.memory_model == MemoryModel::kLayerByLayer) {  // z >= memory of every layer's choice
+    *z = m->add_col(0, 0, COIN_DBL_MAX, false);
+    memory->insert(*z, 1.0);
+    for (int t = 0; t < p.n; ++t) {
+      CoinPackedVector r;
+      r.insert(*z, 1.0);
+      for (int a = 0; a < p.actions(t); ++a)
+        if (m->x[p.offset[t] + a] >= 0) r.insert(m->x[p.offset[t] + a], -double(impl_memory_bytes(p, p.offset[t] + a)) / kMemUnit);
+      m->add_row(r, 0, COIN_DBL_MAX);
+    }
+  }
+}
+
+}  // namespace
+
+Status solve_ilp(const DeploymentEnv& env, const IlpOptions& o, IlpSolution* out) {
+  const Problem& p = env.problem();
+  Model m;
+  CoinPackedVector latency, memory;
+  int z = -1;
+  build(env, o, &m, &latency, &memory, &z);
+  const bool min_latency = o.objective == IlpObjective::kLatency;
+  for (const auto& v : {min_latency ? latency : memory})
+    for (int i = 0; i < v.getNumElements(); ++i) m.obj[v.getIndices()[i]] += v.getElements()[i];
+  if (min_latency && o.memory_budget_bytes > 0)
+    m.add_row(memory, -COIN_DBL_MAX, (double(o.memory_budget_bytes) + kBudgetHalfByte) / kMemUnit);
+  if (!min_latency && o.latency_budget_ms > 0) m.add_row(latency, -COIN_DBL_MAX, o.latency_budget_ms + 1e-9);
+  m.rows.setDimensions(int(m.row_lo.size()), int(m.obj.size()));
+
+  OsiClpSolverInterface si;
+  si.messageHandler()->setLogLevel(0);
+  si.loadProblem(m.rows, m.lo.data(), m.hi.data(), m.obj.data(), m.row_lo.data(), m.row_hi.data());
+  for (int c = 0; c < int(m.obj.size()); ++c)
+    if (m.integer[c]) si.setInteger(c);
+  CbcModel model(si);
+  model.setLogLevel(0);
+  model.messageHandler()->setLogLevel(0);
+  model.setMaximumSeconds(o.time_limit_s);
+  model.branchAndBound();
+  out->variables = int64_t(m.obj.size());
+  out->nodes = model.getNodeCount();
+  out->budget_bytes = o.memory_budget_bytes;
+  if (!model.bestSolution()) return {StatusCode::kNotFound, "ilp: no deployment within the budget"};
+  const double* sol = model.bestSolution();
+  out->assignment.assign(p.n, 0);
+  for (int t = 0; t < p.n; ++t)
+    for (int a = 0; a < p.actions(t); ++a) {
+      const int col = m.x[p.offset[t] + a];
+      if (col >= 0 && sol[col] > 0.5) out->assignment[t] = a;
+    }
+  out->proven_optimal = model.isProvenOptimal();
+  out->latency_ms = predict_latency_ms(p, out->assignment);
+  out->memory_bytes = linear_memory_bytes(p, out->assignment, o.memory_model);
+  if (min_latency && o.memory_budget_bytes > 0 && out->memory_bytes > o.memory_budget_bytes)
+    return failed("ilp: CBC returned a solution over the memory budget (numerical tolerance)");
+  return Status::ok();
+}
+
+Status ilp_pareto(const DeploymentEnv& env, MemoryModel model, int points, std::vector<IlpSolution>* front) {
+  front->clear();
+  IlpOptions o;
+  o.memory_model = model;
+  IlpSolution fastest, smallest;
+  LW_RETURN_IF_ERROR(solve_ilp(env, o, &fastest));
+  // The memory end: least memory of all; then the least memory that still keeps the optimum latency.
+  o.objective = IlpObjective::kMemory;
+  LW_RETURN_IF_ERROR(solve_ilp(env, o, &smallest));
+  o.latency_budget_ms = fastest.latency_ms;
+  IlpSolution lean_fastest;
+  if (solve_ilp(env, o, &lean_fastest).is_ok() && lean_fastest.memory_bytes < fastest.memory_bytes)
+    fastest = lean_fastest;
+  o = IlpOptions{};
+  o.memory_model = model;
+  const int64_t lo = smallest.memory_bytes, hi = fastest.memory_bytes;
+  for (int i = 0; i < std::max(points, 2); ++i) {
+    const int64_t budget = points <= 1 ? hi : lo + (hi - lo) * i / (points - 1);
+    if (!front->empty() && budget == front->back().budget_bytes) continue;  // lo == hi: one point
+    o.memory_budget_bytes = budget;
+    IlpSolution s;
+    Status st = solve_ilp(env, o, &s);
+    if (st.code() == StatusCode::kNotFound) continue;  // CBC found nothing at this budget within the limit
+    LW_RETURN_IF_ERROR(st);
+    front->push_back(std::move(s));
+  }
+  return Status::ok();
+}
+
+// ---- The "ilp" agent: one solve, or a Pareto sweep when sweep_points > 1. ----
+
+namespace {
+constexpr int kDefaultSweepPoints = 0;
+struct IlpAgentConfig {
+  std::string memory_model = "whole_network";  // whole_network (TASO eq. 13) or layer_by_layer (eq. 15)
+  double memory_budget_bytes = 0;              // minimum latency under this memory budget (0 = none)
+  double latency_budget_ms = 0;                // > 0: minimum memory under this latency budget instead
+  int sweep_points = kDefaultSweepPoints;      // > 1: Pareto sweep of the memory budget, one solve per point
+  double time_limit_s = kDefaultIlpTimeLimitS; // CBC time limit per solve
+};
+}  // namespace
+
+Status run_ilp(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
+  IlpAgentConfig cfg;
+  ConfigReader r("ilp", req.config_json);
+  r.text("memory_model", &cfg.memory_model);
+  r.number("memory_budget_bytes", &cfg.memory_budget_bytes);
+  r.number("latency_budget_ms", &cfg.latency_budget_ms);
+  r.integer("sweep_points", &cfg.sweep_points, 0, 10000);
+  r.number("time_limit_s", &cfg.time_limit_s);
+  LW_RETURN_IF_ERROR(r.finish());
+  out->config_json = r.resolved();
+  auto model = parse_memory_model(cfg.memory_model);
+  if (!model) return parse_error("ilp config: /memory_model: expected whole_network or layer_by_layer");
+  const Problem& p = env.problem();
+  std::vector<IlpSolution> sols;
+  if (cfg.sweep_points > 1) {
+    LW_RETURN_IF_ERROR(ilp_pareto(env, *model, cfg.sweep_points, &sols));
+  } else {
+    IlpOptions o;
+    o.memory_model = *model;
+    o.memory_budget_bytes = int64_t(cfg.memory_budget_bytes);
+    o.latency_budget_ms = cfg.latency_budget_ms;
+    o.objective = cfg.latency_budget_ms > 0 ? IlpObjective::kMemory : IlpObjective::kLatency;
+    o.time_limit_s = cfg.time_limit_s;
+    sols.emplace_back();
+    LW_RETURN_IF_ERROR(solve_ilp(env, o, &sols.back()));
+  }
+  SolutionLog log(true);
+  bool all_optimal = true;
+  int64_t nodes = 0;
+  for (const auto& s : sols) {
+    log.add(s.assignment, s.latency_ms);
+    out->states_considered += s.variables;
+    all_optimal &= s.proven_optimal;
+    nodes += s.nodes;
+  }
+  log.finish(p, out);
+  const bool unconstrained = cfg.sweep_points <= 1 && cfg.memory_budget_bytes <= 0 && cfg.latency_budget_ms <= 0;
+  out->proven_optimal = all_optimal && (unconstrained || cfg.sweep_points > 1);
+  if (out->proven_optimal) out->lower_bound_ms = out->best_latency_ms;
+  out->note = "CBC: " + std::to_string(sols.size()) + " solve(s), " + std::to_string(nodes) + " B&B nodes, " +
+              (all_optimal ? "all proven optimal" : "NOT all proven optimal (time limit)");
+  return Status::ok();
+}
+
+}  // namespace lw

@@ -1,0 +1,201 @@
+#include "env/cost.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace lw {
+
+const char* to_string(MemoryModel m) {
+  switch (m) {
+#define X(e, s) \
+  case MemoryModel::e: return s;
+#include "env/memory_model.inc"
+#undef X
+  }
+  return "?";
+}
+
+std::optional<MemoryModel> parse_memory_model(const std::string& s) {
+#define X(e, str) \
+  if (s == str) return MemoryModel::e;
+#include "env/memory_model.inc"
+#undef X
+  return std::nullopt;
+}
+
+namespace {
+
+int16_t intern(std::vector<std::string>& vocab, const std::string& s) {
+  auto it = std::find(vocab.begin(), vocab.end(), s);
+  if (it != vocab.end()) return int16_t(it - vocab.begin());
+  vocab.push_back(s);
+  return int16_t(vocab.size() - 1);
+}
+
+// Conversion cost between two impls on one edge, per the LUT contract (see cost.h).
+double pair_cost(const Impl& P, const Impl& C, const std::map<std::tuple<int, int, int, int>, double>& conv, int prod,
+                 int cons) {
+  if (P.fused_activation || C.is_fused_consumer())
+    return (P.fused_activation && C.is_fused_consumer() && P.out_format == C.in_format) ? 0.0 : kInf;
+  if (P.out_format == C.in_format) return 0.0;
+  auto it = conv.find({prod, cons, P.out_format, C.in_format});
+  return it == conv.end() ? kInf : it->second;
+}
+
+void fill_impls(const Lut& lut, Problem* p) {
+  p->offset.assign(1, 0);
+  for (int i = 0; i < p->n; ++i) {
+    const LutLayer& l = lut.layers[i];
+    p->kind.push_back(int(l.kind));
+    p->depth.push_back(l.depth);
+    p->max_depth = std::max(p->max_depth, l.depth);
+    p->max_actions = std::max(p->max_actions, int(l.impls.size()));
+    for (const Impl& m : l.impls) {
+      p->impl_ms.push_back(m.ok() ? m.latency_ms.median : kInf);
+      p->usable.push_back(m.ok());
+      p->weights.push_back(m.memory_bytes.weights);
+      p->workspace.push_back(m.memory_bytes.workspace);
+      p->output.push_back(m.memory_bytes.output);
+      ImplFields f;
+      f.library = intern(p->libraries, m.library);
+      f.algorithm = intern(p->algorithms, m.algorithm);
+      f.dtype = int16_t(m.dtype);
+      f.in_layout = int16_t(lut.formats[m.in_format].layout);
+      f.out_layout = int16_t(lut.formats[m.out_format].layout);
+      auto t = std::find(p->thread_values.begin(), p->thread_values.end(), m.threads);
+      if (t == p->thread_values.end()) t = p->thread_values.insert(p->thread_values.end(), m.threads);
+      f.threads_id = int16_t(t - p->thread_values.begin());
+      f.in_format = int16_t(m.in_format);
+      f.out_format = int16_t(m.out_format);
+      f.fused_producer = m.fused_activation;
+      f.fused_consumer = m.is_fused_consumer();
+      p->fields.push_back(f);
+    }
+    p->offset.push_back(int(p->impl_ms.size()));
+  }
+}
+
+void fill_edges(const Lut& lut, Problem* p) {
+  std::map<std::tuple<int, int, int, int>, double> conv;
+  for (const Conversion& c : lut.conversions) {
+    auto key = std::make_tuple(c.producer, c.consumer, c.from_format, c.to_format);
+    auto it = conv.find(key);
+    if (it == conv.end() || c.chain_ms < it->second) conv[key] = c.chain_ms;
+  }
+  p->last_use.resize(p->n);
+  for (int i = 0; i < p->n; ++i) p->last_use[i] = i;
+  p->in_begin.assign(1, 0);
+  for (int c = 0; c < p->n; ++c) {
+    for (int prod : lut.layers[c].inputs) {
+      p->last_use[prod] = std::max(p->last_use[prod], c);
+      Problem::Edge e{prod, c, int64_t(p->edge_ms.size())};
+      for (const Impl& P : lut.layers[prod].impls)
+        for (const Impl& C : lut.layers[c].impls) p->edge_ms.push_back(pair_cost(P, C, conv, prod, c));
+      p->edges.push_back(e);
+    }
+    p->in_begin.push_back(int(p->edges.size()));
+  }
+  const int last = p->n - 1;
+  for (const Impl& P : lut.layers[last].impls) {
+    double cost = kInf;
+    if (!P.fused_activation) {
+      if (P.out_format == lut.output_format) cost = 0;
+      auto it = conv.find({last, -1, P.out_format, lut.output_format});
+      if (cost != 0 && it != conv.end()) cost = it->second;
+    }
+    p->out_ms.push_back(cost);
+  }
+}
+
+// Arc consistency: drop impls that cannot take part in any finite assignment of one edge, until
+// nothing changes. Masks then never lead an agent into an impossible edge on a chain.
+bool prune(Problem* p) {
+  bool changed = true, any = false;
+  auto usable = [&](int layer, int a) { return p->usable[p->offset[layer] + a] != 0; };
+  while (changed) {
+    changed = false;
+    for (int a = 0; a < p->actions(p->n - 1); ++a)
+      if (usable(p->n - 1, a) && p->out_ms[a] == kInf) p->usable[p->offset[p->n - 1] + a] = 0, changed = true;
+    for (const auto& e : p->edges) {
+      const int np = p->actions(e.producer), nc = p->actions(e.consumer);
+      for (int a = 0; a < np; ++a) {
+        if (!usable(e.producer, a)) continue;
+        bool support = false;
+        for (int b = 0; b < nc && !support; ++b) support = usable(e.consumer, b) && p->edge_cost(e, a, b) < kInf;
+        if (!support) p->usable[p->offset[e.producer] + a] = 0, changed = true;
+      }
+      for (int b = 0; b < nc; ++b) {
+        if (!usable(e.consumer, b)) continue;
+        bool support = false;
+        for (int a = 0; a < np && !support; ++a) support = usable(e.producer, a) && p->edge_cost(e, a, b) < kInf;
+        if (!support) p->usable[p->offset[e.consumer] + b] = 0, changed = true;
+      }
+    }
+    any |= changed;
+  }
+  for (size_t f = 0; f < p->usable.size(); ++f)
+    if (!p->usable[f]) p->impl_ms[f] = kInf;
+  return any;
+}
+
+}  // namespace
+
+Status compile_problem(const Lut& lut, Problem* out) {
+  Problem p;
+  p.model_name = lut.model_name;
+  p.n = int(lut.layers.size());
+  p.n_formats = int(lut.formats.size());
+  if (p.n == 0) return invalid_argument("LUT of '" + lut.model_name + "' has no layers");
+  fill_impls(lut, &p);
+  fill_edges(lut, &p);
+  prune(&p);
+  for (int i = 0; i < p.n; ++i) {
+    bool any = false;
+    for (int a = 0; a < p.actions(i); ++a) any |= p.usable[p.offset[i] + a] != 0;
+    if (!any)
+      return unsupported("no deployment of '" + lut.model_name + "' is possible: layer " + std::to_string(i) + " (" +
+                         lut.layers[i].name + ") has no usable implementation that connects to its neighbours");
+  }
+  *out = std::move(p);
+  return Status::ok();
+}
+
+double predict_latency_ms(const Problem& p, const std::vector<int>& a) {
+  if (int(a.size()) != p.n) return kInf;
+  double total = 0;
+  for (int i = 0; i < p.n; ++i) {
+    if (a[i] < 0 || a[i] >= p.actions(i)) return kInf;
+    total += p.impl_ms[p.offset[i] + a[i]];
+  }
+  for (const auto& e : p.edges) total += p.edge_cost(e, a[e.producer], a[e.consumer]);
+  return total + p.out_ms[a[p.n - 1]];
+}
+
+int64_t predict_memory_bytes(const Problem& p, const std::vector<int>& a) {
+  int64_t weights = 0, workspace = 0, live = 0, peak = 0;
+  // free_at[i]: bytes released after step i (outputs whose last reader is i).
+  std::vector<int64_t> free_at(p.n, 0);
+  for (int i = 0; i < p.n; ++i) {
+    const int f = p.offset[i] + a[i];
+    weights += p.weights[f];
+    workspace = std::max(workspace, p.workspace[f]);
+    live += p.output[f];
+    peak = std::max(peak, live);
+    free_at[p.last_use[i]] += p.output[f];
+    if (i < p.n - 1) live -= free_at[i];  // the network output stays live to the end
+  }
+  return weights + workspace + peak;
+}
+
+int64_t linear_memory_bytes(const Problem& p, const std::vector<int>& a, MemoryModel model) {
+  int64_t sum = 0, mx = 0;
+  for (int i = 0; i < p.n; ++i) {
+    const int64_t m = impl_memory_bytes(p, p.offset[i] + a[i]);
+    sum += m;
+    mx = std::max(mx, m);
+  }
+  return model == MemoryModel::kWholeNetwork ? sum : mx;
+}
+
+}  // namespace lw

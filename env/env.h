@@ -1,0 +1,107 @@
+/// \file
+/// DeploymentEnv: the search problem as a Gymnasium-style episodic environment. An episode
+/// visits the layers in topological order; each action picks the implementation of the
+/// current layer. Reward shaping follows QS-DNN: a step returns minus (the layer's latency +
+/// the conversion costs of all its incoming edges given the producers already chosen, + the
+/// output conversion at the last layer), so the undiscounted return is minus the network
+/// latency (env/cost.h). Options add a memory term and hard constraints.
+///
+/// Hot path: step() does no allocation and touches only flat tables, so tabular agents run
+/// millions of steps per second.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "env/cost.h"
+
+namespace lw {
+
+constexpr double kDefaultMemoryWeightMsPerMiB = 0.0;
+constexpr int64_t kNoLayerMemoryLimit = 0;
+
+struct EnvOptions {
+  /// Adds memory to the cost: reward -= weight * (weights + workspace + output of the chosen
+  /// impl, MiB) (the TASO eq. 13 term). 0 = latency only (QS-DNN).
+  double memory_weight_ms_per_mib = kDefaultMemoryWeightMsPerMiB;
+  /// Hard constraint: impls whose weights + workspace + output exceed this are masked out.
+  /// 0 = no limit.
+  int64_t max_layer_memory_bytes = kNoLayerMemoryLimit;
+};
+
+/// What an agent observes before choosing the implementation of `layer`.
+struct Observation {
+  int layer = 0;      // current layer (depth in the episode)
+  int prev = -1;      // impl chosen for layer - 1, -1 at layer 0
+  int64_t key = 0;    // discrete state: 0 at layer 0, else 1 + flat index of the previous choice
+};
+
+struct StepInfo {
+  double latency_ms = 0;  // this step's latency contribution (impl + incoming conversions)
+};
+
+struct StepResult {
+  Observation obs;
+  double reward = 0;
+  bool terminated = false;  // every layer has an implementation
+  bool truncated = false;   // never set: episodes have a fixed length (kept for the Gymnasium shape)
+  StepInfo info;
+};
+
+class DeploymentEnv {
+ public:
+  DeploymentEnv(const Problem& problem, EnvOptions options = {});
+
+  /// Gymnasium reset: the environment is deterministic, the seed is accepted for the API shape.
+  Observation reset(uint64_t seed = 0);
+  /// Chooses implementation `action` for the current layer. The action must be allowed by
+  /// action_mask() (checked: an agent that ignores the mask is a programmer error).
+  StepResult step(int action);
+
+  /// 1 = implementation `a` may be chosen for the current layer: status ok, not pruned, within
+  /// the hard constraints and with finite conversion costs from the producers already chosen.
+  const std::vector<uint8_t>& action_mask() const { return mask_; }
+  bool allowed(int a) const { return mask_[a] != 0; }
+  int num_actions() const { return problem_.actions(layer_); }
+
+  /// Allowed whatever the other choices: usable and within the hard constraints (flat index).
+  bool statically_allowed(int flat) const { return problem_.usable[flat] && constraint_ok_[flat]; }
+  /// The memory term of the reward for one impl (flat index), ms.
+  double extra_ms(int flat) const { return extra_ms_[flat]; }
+
+  /// Reward of `action` now, without stepping (what greedy/DS+ and graph searches score).
+  double step_cost(int action) const;
+
+  /// Observation as a vector for DQN: one-hot layer kind, depth and position (scaled to [0,1]),
+  /// one-hot Table I fields of the previous choice, multi-hot formats of the current layer's
+  /// chosen producers. Writes obs_size() floats.
+  int obs_size() const { return obs_size_; }
+  void observation_vector(float* out) const;
+
+  int layer() const { return layer_; }
+  bool done() const { return layer_ >= problem_.n; }
+  /// Impls chosen so far (index within each layer; -1 = not yet).
+  const std::vector<int>& assignment() const { return assign_; }
+  /// Latency so far (impls + edges, and the output edge once terminated), ms.
+  double latency_ms() const { return latency_; }
+  const Problem& problem() const { return problem_; }
+  const EnvOptions& options() const { return options_; }
+  /// Number of step() calls since construction (agents report it as states considered).
+  int64_t total_steps() const { return steps_; }
+
+ private:
+  void update_mask();
+  Observation observe() const;
+
+  const Problem& problem_;
+  EnvOptions options_;
+  std::vector<double> extra_ms_;      // memory term per flat impl
+  std::vector<uint8_t> constraint_ok_;  // hard constraints per flat impl
+  std::vector<int> assign_;
+  std::vector<uint8_t> mask_;
+  int layer_ = 0;
+  double latency_ = 0;
+  int64_t steps_ = 0;
+  int obs_size_ = 0;
+};
+
+}  // namespace lw

@@ -1,0 +1,61 @@
+#include "explorer/search_io.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "explorer/cli.h"
+#include "libs/ir/network_json.h"
+
+namespace lw::cli {
+
+void load_problem(const std::string& path, Lut* lut, Problem* problem) {
+  ok_or_throw(load_lut(path, lut));
+  ok_or_throw(compile_problem(*lut, problem));
+}
+
+std::function<void(double)> progress_line(const std::string& label, bool quiet) {
+  if (quiet) return {};
+  auto t0 = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  auto last = std::make_shared<double>(-1.0);
+  return [label, t0, last](double f) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *t0).count();
+    if (s - *last < 0.5 && f < 1.0) return;  // at most two lines a second
+    *last = s;
+    const double eta = f > 0 ? s * (1 - f) / f : 0;
+    std::fprintf(stderr, "\r%s %3.0f%%  elapsed %.1f s  ETA %.1f s   ", label.c_str(), 100 * f, s, eta);
+    if (f >= 1.0) std::fprintf(stderr, "\n");
+  };
+}
+
+std::string config_arg(const std::string& value) {
+  if (value.empty()) return "{}";
+  if (value[0] == '{') return value;
+  std::string text;
+  ok_or_throw(read_file(value, &text));
+  return text;
+}
+
+std::string assignment_names(const Lut& lut, const std::vector<int>& a) {
+  std::string s;
+  for (size_t i = 0; i < a.size(); ++i) s += (i ? ";" : "") + lut.layers[i].impls[a[i]].name;
+  return s;
+}
+
+void write_solutions_csv(const std::string& path, const Lut& lut, const SearchResult& r) {
+  std::ostringstream o;
+  o << "latency_ms,memory_bytes,assignment\n";
+  o.precision(9);
+  for (const auto& s : r.solutions) o << s.latency_ms << ',' << s.memory_bytes << ",\"" << assignment_names(lut, s.assignment) << "\"\n";
+  ok_or_throw(write_file_atomic(path, o.str()));
+}
+
+void write_curve_csv(const std::string& path, const SearchResult& r) {
+  std::ostringstream o;
+  o << "episode,return_ms,best_latency_ms,epsilon\n";
+  o.precision(9);
+  for (const auto& c : r.curve) o << c.episode << ',' << c.return_ms << ',' << c.best_latency_ms << ',' << c.epsilon << '\n';
+  ok_or_throw(write_file_atomic(path, o.str()));
+}
+
+}  // namespace lw::cli

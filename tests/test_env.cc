@@ -1,0 +1,173 @@
+// env/: LUT loading and validation, cost tables, the DeploymentEnv and the synthetic generator.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "env/cost.h"
+#include "env/env.h"
+#include "env/lut.h"
+#include "env/synthetic_lut.h"
+#include "tests/lut_fixtures.h"
+
+using namespace lw;
+using namespace lw::testing;
+
+TEST_CASE("lut: JSON round trip keeps every cost") {
+  Lut a = random_dag_lut(7, 6, 4, 3), b;
+  REQUIRE(lut_from_json(lut_to_json(a), "mem", &b).is_ok());
+  CHECK(lut_to_json(a) == lut_to_json(b));
+  std::vector<int> best_a, best_b;
+  const double la = brute_force(a, &best_a), lb = brute_force(b, &best_b);
+  CHECK(la == lb);
+  CHECK(best_a == best_b);
+}
+
+TEST_CASE("lut: errors name the file and the JSON path on one line") {
+  Lut lut = random_dag_lut(3, 4, 3, 2);
+  lut.layers[1].impls[0].status = ImplStatus::kOk;
+  std::string text = lut_to_json(lut);
+  Lut out;
+  SUBCASE("negative latency") {
+    lut.layers[3].impls[0].status = ImplStatus::kOk;
+    lut.layers[3].impls[0].latency_ms.median = -1;
+    Status s = lut_from_json(lut_to_json(lut), "lut.json", &out);
+    CHECK(!s.is_ok());
+    CHECK(s.message().find("lut.json: /layers/3/impls/0/latency_ms/median: expected a non-negative number") == 0);
+  }
+  SUBCASE("truncated file") {
+    for (size_t cut : {size_t(0), text.size() / 3, text.size() - 2}) {
+      Status s = lut_from_json(text.substr(0, cut), "lut.json", &out);
+      CHECK(!s.is_ok());
+      CHECK(s.message().find('\n') == std::string::npos);
+      CHECK(s.message().rfind("lut.json: ", 0) == 0);
+    }
+  }
+  SUBCASE("index out of range") {
+    lut.layers[2].impls[0].in_format = 7;
+    Status s = lut_from_json(lut_to_json(lut), "lut.json", &out);
+    CHECK(s.message().find("/layers/2/impls/0/in_format: out of range") != std::string::npos);
+  }
+  SUBCASE("missing file") { CHECK(!load_lut("/nonexistent/lut.json", &out).is_ok()); }
+}
+
+TEST_CASE("lut: save is atomic and loads back") {
+  Lut a = random_dag_lut(11, 5, 3, 2), b;
+  const std::string path = "/tmp/layerwise_test_env_lut.json";
+  REQUIRE(save_lut(a, path).is_ok());
+  REQUIRE(load_lut(path, &b).is_ok());
+  CHECK(lut_to_json(a) == lut_to_json(b));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("cost: compiled tables agree with the LUT contract on every assignment") {
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    Lut lut = random_dag_lut(seed, 5, 3, 3);
+    Problem p;
+    if (!compile_problem(lut, &p).is_ok()) {
+      CHECK(brute_force(lut) == kInf);
+      continue;
+    }
+    std::vector<int> a(p.n, 0);
+    for (;;) {
+      const double want = lut_latency(lut, a), got = predict_latency_ms(p, a);
+      if (want == kInf) CHECK(got == kInf);
+      else CHECK(got == doctest::Approx(want));
+      int i = 0;
+      while (i < p.n && ++a[i] == p.actions(i)) a[i++] = 0;
+      if (i == p.n) break;
+    }
+  }
+}
+
+TEST_CASE("cost: peak memory follows liveness") {
+  // input -> a -> b -> add(a, b): a's output stays live until the add.
+  Lut lut;
+  lut.model_name = "live";
+  lut.formats = {{Layout::kNCHW, DType::kF32, 1}};
+  auto mk = [](int64_t w, int64_t ws, int64_t out) {
+    Impl m = impl("m", 0, 0, 1.0);
+    m.memory_bytes = {w, ws, out};
+    return m;
+  };
+  lut.layers = {layer("in", LayerKind::kInput, {}, {mk(0, 0, 100)}), layer("a", LayerKind::kRelu, {0}, {mk(10, 5, 200)}),
+                layer("b", LayerKind::kRelu, {1}, {mk(20, 50, 300)}), layer("add", LayerKind::kAdd, {1, 2}, {mk(0, 0, 400)})};
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  std::vector<int> a = {0, 0, 0, 0};
+  // Steps: in 100 | a 100+200 | b 200+300 (in freed) | add 200+300+400 = 900 peak.
+  CHECK(predict_memory_bytes(p, a) == 30 + 50 + 900);
+  CHECK(linear_memory_bytes(p, a, MemoryModel::kWholeNetwork) == 100 + 215 + 370 + 400);
+  CHECK(linear_memory_bytes(p, a, MemoryModel::kLayerByLayer) == 400);
+}
+
+TEST_CASE("env: episode return is minus the predicted latency; masks exclude unusable impls") {
+  SyntheticLutOptions o;
+  o.failed_fraction = 0.2;
+  Lut lut;
+  REQUIRE(synthetic_zoo_lut("squeezenet1_1", o, &lut).is_ok());
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  DeploymentEnv env(p);
+  Rng rng(5);
+  for (int ep = 0; ep < 20; ++ep) {
+    env.reset();
+    double ret = 0;
+    while (!env.done()) {
+      const auto& mask = env.action_mask();
+      std::vector<int> ok;
+      for (int a = 0; a < env.num_actions(); ++a) {
+        if (mask[a]) {
+          CHECK(lut.layers[env.layer()].impls[a].ok());
+          ok.push_back(a);
+        }
+      }
+      REQUIRE(!ok.empty());
+      StepResult r = env.step(ok[rng.below(int(ok.size()))]);
+      ret += r.reward;
+      CHECK(r.terminated == env.done());
+    }
+    CHECK(-ret == doctest::Approx(predict_latency_ms(p, env.assignment())));
+    CHECK(-ret == doctest::Approx(lut_latency(lut, env.assignment())));
+  }
+}
+
+TEST_CASE("env: observation vector and hard constraints") {
+  Lut lut;
+  REQUIRE(synthetic_zoo_lut("resnet18", {}, &lut).is_ok());
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  EnvOptions opt;
+  opt.max_layer_memory_bytes = 3 << 20;
+  DeploymentEnv env(p, opt);
+  std::vector<float> v(env.obs_size());
+  env.reset();
+  while (!env.done()) {
+    env.observation_vector(v.data());
+    float ones = 0;
+    for (float x : v) ones += (x == 1.f);
+    CHECK(ones >= 1);
+    int pick = -1;
+    for (int a = 0; a < env.num_actions(); ++a)
+      if (env.allowed(a)) {
+        CHECK(impl_memory_bytes(p, p.offset[env.layer()] + a) <= opt.max_layer_memory_bytes);
+        if (pick < 0) pick = a;
+      }
+    if (pick < 0) break;  // the constraint can make a layer impossible: the mask says so, no crash
+    env.step(pick);
+  }
+}
+
+TEST_CASE("synthetic: seeded, labelled, valid for every zoo model") {
+  for (const auto& e : zoo_models()) {
+    Lut a, b;
+    REQUIRE(synthetic_zoo_lut(e.name, {}, &a).is_ok());
+    REQUIRE(synthetic_zoo_lut(e.name, {}, &b).is_ok());
+    CHECK(lut_to_json(a) == lut_to_json(b));
+    CHECK(a.device_json.find("\"synthetic\":true") != std::string::npos);
+    Lut back;
+    REQUIRE(lut_from_json(lut_to_json(a), e.name, &back).is_ok());
+    Problem p;
+    CHECK(compile_problem(a, &p).is_ok());
+  }
+}
