@@ -37,13 +37,17 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
 }
 
 // Direct conversion costs on one tensor shape, measured, as the graph's edge weights.
-Status measured_graph(const Registry& reg, const Lut& lut, const Shape& shape, const Protocol& protocol,
+Status measured_graph(const Registry& reg, Lut& lut, const Shape& shape, const Protocol& protocol,
                       std::unique_ptr<ConversionGraph>* out) {
   std::map<std::string, double> ms;
+  ConverterCosts record;
+  record.shape = {shape.n, shape.c, shape.h, shape.w};
   for (const ConversionEntry& e : reg.conversions()) {
     if (format_index(lut, e.desc.from) < 0 || format_index(lut, e.desc.to) < 0) continue;
     LW_RETURN_IF_ERROR(time_conversion(reg, e.desc, shape, protocol, &ms[e.desc.name()]));
+    record.ms.emplace_back(e.desc.name(), ms[e.desc.name()]);
   }
+  lut.converters.push_back(std::move(record));
   *out = std::make_unique<ConversionGraph>(reg, shape, [&ms](const ConversionDesc& d, const Shape&) {
     auto it = ms.find(d.name());
     return it == ms.end() ? kNoPath : it->second;
@@ -85,6 +89,7 @@ void add_edge(const Lut& lut, const ConversionGraph& g, int p, int c, const std:
 }  // namespace
 
 Status measure_conversions(const Network& net, const Registry& reg, const Protocol& protocol, Lut* lut) {
+  lut->converters.clear();
   std::map<std::string, std::unique_ptr<ConversionGraph>> graphs;  // one per tensor shape
   auto table_for = [&](const Shape& s, const ConversionGraph** g) -> Status {
     auto& slot = graphs[s.to_string()];
@@ -105,6 +110,18 @@ Status measure_conversions(const Network& net, const Registry& reg, const Protoc
   add_edge(*lut, *t, last, -1, {lut->output_format}, &out);
   lut->conversions = std::move(out);
   return Status::ok();
+}
+
+ConversionCostFn lut_conversion_cost(const Lut& lut) {
+  auto table = std::make_shared<std::map<std::string, double>>();
+  for (const ConverterCosts& c : lut.converters) {
+    std::string shape = Shape{int(c.shape[0]), int(c.shape[1]), int(c.shape[2]), int(c.shape[3])}.to_string();
+    for (const auto& [name, ms] : c.ms) (*table)[shape + "|" + name] = ms;
+  }
+  return [table](const ConversionDesc& d, const Shape& s) {
+    auto it = table->find(s.to_string() + "|" + d.name());
+    return it == table->end() ? kNoPath : it->second;
+  };
 }
 
 }  // namespace lw

@@ -10,10 +10,15 @@
 
 #include "env/lut.h"
 #include "env/measure.h"
+#include "libs/exec/conversion_graph.h"
 #include "libs/ir/network.h"
 #include "libs/ops/registry.h"
 
 namespace lw {
+
+/// Edge weights for the executor's conversion graph from the LUT's measured converters
+/// (+inf for a converter or shape the LUT did not measure).
+ConversionCostFn lut_conversion_cost(const Lut& lut);
 
 /// Fills lut->conversions for every edge whose producer and consumer impls differ in format,
 /// and for the network output (consumer -1 → lut->output_format).

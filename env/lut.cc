@@ -207,6 +207,35 @@ Status parse_conversion(const Reader& r, const json& j, const std::string& p, co
   return Status::ok();
 }
 
+// Optional: "converters": [{"shape": [n, c, h, w], "ms": {"convert_...": 0.01, ...}}].
+Status parse_converters(const Reader& r, const json& j, Lut* lut) {
+  const json* cs = r.field(j, "converters");
+  if (!cs) return Status::ok();
+  if (!cs->is_array()) return r.err("/converters", "expected an array");
+  for (size_t i = 0; i < cs->size(); ++i) {
+    const std::string p = "/converters/" + std::to_string(i);
+    const json& c = (*cs)[i];
+    LW_RETURN_IF_ERROR(r.object(c, p));
+    ConverterCosts cc;
+    const json* shape = r.field(c, "shape");
+    if (!shape || !shape->is_array() || shape->size() != 4)
+      return r.err(p + "/shape", "expected [n, c, h, w]");
+    for (const json& d : *shape) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 1) return r.err(p + "/shape", "expected positive integers");
+      cc.shape.push_back(d.get<int64_t>());
+    }
+    const json* ms = r.field(c, "ms");
+    if (!ms || !ms->is_object()) return r.err(p + "/ms", "expected an object of converter name -> ms");
+    for (auto it = ms->begin(); it != ms->end(); ++it) {
+      if (!it->is_number() || it->get<double>() < 0 || !std::isfinite(it->get<double>()))
+        return r.err(p + "/ms/" + it.key(), "expected a non-negative number");
+      cc.ms.emplace_back(it.key(), it->get<double>());
+    }
+    lut->converters.push_back(std::move(cc));
+  }
+  return Status::ok();
+}
+
 Status parse_lut(const Reader& r, const json& j, Lut* lut) {
   LW_RETURN_IF_ERROR(r.object(j, ""));
   std::string format;
@@ -239,6 +268,7 @@ Status parse_lut(const Reader& r, const json& j, Lut* lut) {
   for (size_t i = 0; i < conversions->size(); ++i)
     LW_RETURN_IF_ERROR(
         parse_conversion(r, (*conversions)[i], "/conversions/" + std::to_string(i), *lut, &lut->conversions[i]));
+  LW_RETURN_IF_ERROR(parse_converters(r, j, lut));
   return r.int32(j, "output_format", "", 0, int64_t(formats->size()) - 1, &lut->output_format, false);
 }
 
@@ -320,6 +350,14 @@ std::string lut_to_json(const Lut& lut) {
                {"to_format", c.to_format}, {"chain_ms", c.chain_ms},  {"chain", c.chain}};
     cj["direct_ms"] = c.direct_ms >= 0 ? json(c.direct_ms) : json(nullptr);
     j["conversions"].push_back(std::move(cj));
+  }
+  if (!lut.converters.empty()) {
+    j["converters"] = json::array();
+    for (const auto& c : lut.converters) {
+      json ms = json::object();
+      for (const auto& [name, v] : c.ms) ms[name] = v;
+      j["converters"].push_back({{"shape", c.shape}, {"ms", ms}});
+    }
   }
   j["output_format"] = lut.output_format;
   return j.dump(1);

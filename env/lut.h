@@ -76,6 +76,14 @@ struct Conversion {
   std::vector<std::string> chain;  // converter names along the chain
 };
 
+/// Measured cost of every direct converter on one tensor shape: the conversion graph's edge
+/// weights. The executor rebuilds the profiler's chains from these, so a replay inserts
+/// exactly the conversions the LUT charged.
+struct ConverterCosts {
+  std::vector<int64_t> shape;               // n, c, h, w
+  std::vector<std::pair<std::string, double>> ms;  // converter name -> median ms
+};
+
 struct Lut {
   std::string model_name, model_hash;
   std::string device_json = "{}";    // device fingerprint, opaque JSON object (compact text)
@@ -83,6 +91,7 @@ struct Lut {
   std::vector<Format> formats;
   std::vector<LutLayer> layers;
   std::vector<Conversion> conversions;
+  std::vector<ConverterCosts> converters;  // empty in synthetic LUTs
   int output_format = 0;  // the network output must be delivered in this format
 
   /// Number of implementations over all layers.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <unistd.h>
 
+#include "env/conversion_costs.h"
 #include "env/device.h"
 #include "env/profiler.h"
 #include "libs/ir/network_json.h"
@@ -95,6 +96,30 @@ TEST_CASE("a profiled LUT covers every layer, measures every usable impl and eve
   REQUIRE(load_lut(dir / "lut.json", &back).is_ok());
   CHECK(back.impl_count() == lut.impl_count());
   CHECK(lut_mismatch(back, net).empty());
+}
+
+TEST_CASE("the LUT's measured converters rebuild exactly the chains it charged") {
+  TempDir dir;
+  Network net = tiny();
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), fast_options(dir / "lut.json"), &lut).is_ok());
+  Lut back;
+  REQUIRE(load_lut(dir / "lut.json", &back).is_ok());
+  REQUIRE_FALSE(back.converters.empty());
+  ConversionCostFn cost = lut_conversion_cost(back);
+  int checked = 0;
+  for (const Conversion& c : back.conversions) {
+    const Shape& s = net.layers[c.producer].out;
+    ConversionGraph g(native_registry(), s, cost);
+    const Format &from = back.formats[c.from_format], &to = back.formats[c.to_format];
+    CHECK(g.cost(from, to) == doctest::Approx(c.chain_ms));
+    std::vector<std::string> names;
+    for (const ConversionDesc& d : g.chain(from, to)) names.push_back(d.name());
+    CHECK(names == c.chain);
+    ++checked;
+  }
+  CHECK(checked > 0);
+  CHECK(std::isinf(cost(ConversionDesc{}, Shape{1, 999, 1, 1})));
 }
 
 TEST_CASE("an interrupted profile resumes from its checkpoint and keeps what it measured") {
