@@ -46,6 +46,8 @@ struct Executor::Impl {
   int output_value = -1;
   Shape input_shape;
   bool time_steps = false;
+  bool keep_outputs = false;
+  std::vector<int> layer_value;  // value holding each layer's output in its produced format
 };
 
 namespace {
@@ -67,6 +69,8 @@ class Planner {
     produced_[{0, Format{}.name()}] = 0;
     source_.assign(net_.layers.size(), 0);
     for (size_t i = 1; i < net_.layers.size(); ++i) LW_RETURN_IF_ERROR(add_layer(int(i)));
+    x_.layer_value.assign(net_.layers.size(), 0);
+    for (size_t i = 1; i < net_.layers.size(); ++i) x_.layer_value[i] = native_.at(source_[i]);
     int last = source_[net_.layers.size() - 1];
     const Format& f = x_.values[native_[last]].format;
     return value_in(last, Format{Layout::kNCHW, DType::kF32, f.threads}, int(net_.layers.size()) - 1, &x_.output_value);
@@ -173,7 +177,7 @@ class Planner {
 };
 
 // Lifetimes (in steps) and in-place aliases of every value; the input is written at step -1.
-std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place) {
+std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place, bool keep_outputs) {
   std::vector<Buffer> b(x.values.size());
   for (size_t v = 0; v < b.size(); ++v) b[v] = {x.values[v].bytes(), v == 0 ? -1 : 0, v == 0 ? -1 : 0, -1};
   for (size_t s = 0; s < x.steps.size(); ++s) {
@@ -181,7 +185,9 @@ std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place) {
     for (int v : x.steps[s].in) b[v].last = std::max(b[v].last, int(s));
   }
   b[x.output_value].last = int(x.steps.size());
-  if (!in_place) return b;
+  if (keep_outputs)
+    for (Buffer& buf : b) buf.last = int(x.steps.size());
+  if (!in_place || keep_outputs) return b;
   for (size_t s = 0; s < x.steps.size(); ++s) {
     const Step& st = x.steps[s];
     int in0 = st.in.empty() ? -1 : st.in[0];
@@ -205,7 +211,7 @@ Status Executor::plan(const Network& net, const std::vector<ImplDesc>& assignmen
   Planner planner(net, assignment, options, *impl, info);
   Status s = planner.build();
   if (!s.is_ok()) return {s.code(), "failed to plan " + net.name + ": " + s.message()};
-  ArenaPlan arena = plan_arena(buffers_of(*impl, options.in_place));
+  ArenaPlan arena = plan_arena(buffers_of(*impl, options.in_place, options.keep_outputs));
   impl->offsets = arena.offsets;
   MemoryReport mem;
   mem.arena_bytes = arena.arena_bytes;
@@ -226,6 +232,7 @@ Status Executor::plan(const Network& net, const std::vector<ImplDesc>& assignmen
     if (!s.is_ok()) return primitive_error("setup", st.prim->name(), s);
   }
   impl->time_steps = options.time_steps;
+  impl->keep_outputs = options.keep_outputs;
   mem.measured_heap_bytes = heap_in_use() - std::min(heap_in_use(), heap0);
   out->reset(new Executor(std::move(impl)));
   (*out)->memory_ = mem;
@@ -251,6 +258,24 @@ Status Executor::run(const Tensor& input, Tensor* output) {
   if (output->shape() != ov.shape || output->dtype() != DType::kF32 || output->layout() != Layout::kNCHW)
     *output = Tensor::create(ov.shape);
   std::memcpy(output->data(), base + x.offsets[x.output_value], ov.bytes());
+  return Status::ok();
+}
+
+Status Executor::layer_output(int layer, Tensor* out) const {
+  const Impl& x = *impl_;
+  if (!x.keep_outputs) return invalid_argument("layer_output: plan with PlanOptions::keep_outputs");
+  if (layer < 0 || layer >= int(x.layer_value.size())) return invalid_argument("layer_output: no layer " + std::to_string(layer));
+  const Value& v = x.values[x.layer_value[layer]];
+  auto* base = static_cast<uint8_t*>(x.arena.get()) + x.offsets[x.layer_value[layer]];
+  Tensor t = Tensor::view(base, v.shape, v.format.dtype, v.format.layout);
+  t.set_quant(v.quant);
+  Tensor nchw = to_layout(t, Layout::kNCHW);
+  if (nchw.dtype() == DType::kI8) {
+    Tensor f = Tensor::create(v.shape);
+    for (int64_t i = 0; i < v.shape.elements(); ++i) f.f32()[i] = v.quant.scale * (nchw.i8()[i] - v.quant.zero_point);
+    nchw = f;
+  }
+  *out = std::move(nchw);
   return Status::ok();
 }
 

@@ -29,6 +29,9 @@ struct PlanOptions {
   bool in_place = true;
   /// Time every step in run() (steady_clock around each run(); off the hot path otherwise).
   bool time_steps = false;
+  /// Keep every layer's output alive after run() (no buffer reuse, no in-place) so that
+  /// layer_output() can read it: calibration and debugging, not deployment.
+  bool keep_outputs = false;
 };
 
 struct MemoryReport {
@@ -59,6 +62,9 @@ class Executor {
   /// when it does not already have the right shape.
   Status run(const Tensor& input, Tensor* output);
 
+  /// Layer i's output of the last run() as NCHW f32 (int8 dequantised); needs
+  /// PlanOptions::keep_outputs. A fused activation reads its producer's output.
+  Status layer_output(int layer, Tensor* out) const;
   const MemoryReport& memory() const { return memory_; }
   const std::vector<StepInfo>& steps() const { return info_; }
 
