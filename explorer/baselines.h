@@ -1,0 +1,51 @@
+/// \file
+/// The deployments Layerwise is compared with (QS-DNN §VI-C and issue "beat every
+/// single-library deployment"), all derived from the same LUT:
+///   ref-fp32    OpenBLAS im2col + GEMM for every conv, NCHW, native NCHW elsewhere, no
+///               fusion, one thread: the paper's Ref-FP32;
+///   native, xnnpack, torch-nchw, torch-nhwc
+///               one library everywhere it implements the layer (native fills the gaps),
+///               f32, its best algorithm and fusion per layer (exact optimum over that
+///               library alone, so each baseline is as good as that library can be);
+///   opt-fp32    the exact optimum over every f32 implementation (Layerwise, f32 only);
+///   opt-int8    the exact optimum with int8 allowed.
+/// Thread sets are capped by `max_threads` (1: single-thread study, 2: both sets allowed).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "env/lut.h"
+#include "libs/core/status.h"
+
+namespace lw {
+
+struct NamedDeployment {
+  std::string label;
+  std::vector<std::string> names;  // one implementation name per LUT layer
+  double predicted_ms = 0;
+  int64_t predicted_memory_bytes = 0;
+};
+
+/// Labels in report order.
+const std::vector<std::string>& baseline_labels();
+
+/// The baseline `label` on this LUT, or unsupported when the LUT cannot express it (e.g. no
+/// xnnpack implementation was profiled).
+Status baseline_deployment(const Lut& lut, const std::string& label, int max_threads, NamedDeployment* out);
+
+/// The LUT with only the implementations `keep` accepts (the input's always kept);
+/// conversions of dropped formats stay (harmless: unused).
+template <typename Keep>
+Lut restrict_lut(const Lut& lut, Keep keep) {
+  Lut r = lut;
+  for (size_t i = 1; i < r.layers.size(); ++i) {
+    auto& impls = r.layers[i].impls;
+    std::vector<Impl> kept;
+    for (const Impl& m : impls)
+      if (keep(r.layers[i], m)) kept.push_back(m);
+    impls = std::move(kept);
+  }
+  return r;
+}
+
+}  // namespace lw
