@@ -4,6 +4,15 @@
 // Error measure: relative error = max_i |ref_i - torch_i| / max_i |torch_i| over the whole
 // output tensor (a normalised measure: it does not depend on the scale of the activations).
 // Bound: 1e-4 everywhere; f32 round-off alone stays near 1e-6, a wrong kernel is far above.
+// LibTorch first: it pulls in glog, whose CHECK macros abort; the tests use doctest's.
+#include "libs/torch/ir_module.h"
+#undef CHECK
+#undef CHECK_EQ
+#undef CHECK_NE
+#undef CHECK_LT
+#undef CHECK_LE
+#undef CHECK_GT
+#undef CHECK_GE
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,7 +22,6 @@
 #include <string>
 
 #include "libs/ref/reference.h"
-#include "libs/torch/ir_module.h"
 #include "libs/zoo/zoo.h"
 
 namespace lw {

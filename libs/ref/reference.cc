@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace lw {
 
@@ -19,29 +20,41 @@ float apply_activation(LayerKind kind, float x) {
 
 namespace {
 
-void conv2d(const Layer& l, const Tensor& x, Tensor& y) {
+// The textbook sum y[n,oc,oh,ow] = b[oc] + sum_{ic,kh,kw} w * x[n, g*cin_g+ic, ih, iw], in double,
+// with the loops reordered (ic, kh, kw outside, the output plane inside) so the innermost loop
+// walks one input row; padding is still "skip taps outside the input", only the range of ow
+// whose tap lands inside the row is found before the loop instead of tested in it.
+void conv2d(const Layer& l, const Tensor& x_any, Tensor& y) {
+  const Tensor x = x_any.layout() == Layout::kNCHW ? x_any : to_layout(x_any, Layout::kNCHW);
   const Shape &is = x.shape(), &os = y.shape();
   const Window& w = l.window;
   int cin_g = is.c / l.groups, cout_g = os.c / l.groups;
+  std::vector<double> acc(size_t(os.h) * os.w);
   for (int n = 0; n < os.n; ++n)
     for (int oc = 0; oc < os.c; ++oc) {
       int g = oc / cout_g;
-      for (int oh = 0; oh < os.h; ++oh)
-        for (int ow = 0; ow < os.w; ++ow) {
-          double acc = l.bias.empty() ? 0.0 : l.bias[oc];
-          for (int ic = 0; ic < cin_g; ++ic)
-            for (int kh = 0; kh < w.kh; ++kh) {
+      std::fill(acc.begin(), acc.end(), l.bias.empty() ? 0.0 : double(l.bias[oc]));
+      for (int ic = 0; ic < cin_g; ++ic) {
+        const float* plane = x.f32() + (int64_t(n) * is.c + g * cin_g + ic) * is.h * is.w;
+        for (int kh = 0; kh < w.kh; ++kh)
+          for (int kw = 0; kw < w.kw; ++kw) {
+            double wt = l.weights[((int64_t(oc) * cin_g + ic) * w.kh + kh) * w.kw + kw];
+            int ow_lo = 0, ow_hi = os.w;  // [ow_lo, ow_hi): iw = ow * stride - pad + kw * dil inside the row
+            while (ow_lo < os.w && ow_lo * w.stride_w - w.pad_left + kw * w.dil_w < 0) ++ow_lo;
+            while (ow_hi > ow_lo && (ow_hi - 1) * w.stride_w - w.pad_left + kw * w.dil_w >= is.w) --ow_hi;
+            for (int oh = 0; oh < os.h; ++oh) {
               int ih = oh * w.stride_h - w.pad_top + kh * w.dil_h;
               if (ih < 0 || ih >= is.h) continue;
-              for (int kw = 0; kw < w.kw; ++kw) {
-                int iw = ow * w.stride_w - w.pad_left + kw * w.dil_w;
-                if (iw < 0 || iw >= is.w) continue;
-                float wt = l.weights[((int64_t(oc) * cin_g + ic) * w.kh + kh) * w.kw + kw];
-                acc += double(wt) * x.f32()[x.offset(n, g * cin_g + ic, ih, iw)];
-              }
+              const float* row = plane + int64_t(ih) * is.w;
+              const int shift = kw * w.dil_w - w.pad_left;
+              double* out = acc.data() + int64_t(oh) * os.w;
+              for (int ow = ow_lo; ow < ow_hi; ++ow) out[ow] += wt * row[ow * w.stride_w + shift];
             }
-          y.f32()[y.offset(n, oc, oh, ow)] = apply_activation(l.fused_activation, float(acc));
-        }
+          }
+      }
+      for (int oh = 0; oh < os.h; ++oh)
+        for (int ow = 0; ow < os.w; ++ow)
+          y.f32()[y.offset(n, oc, oh, ow)] = apply_activation(l.fused_activation, float(acc[int64_t(oh) * os.w + ow]));
     }
 }
 

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "libs/zoo/zoo_blocks.h"
 #include "libs/zoo/zoo_builder.h"
+#include "libs/zoo/zoo_fmnist.h"
 
 namespace lw {
 namespace {
+
+using namespace zoo_blocks;
 
 constexpr LayerKind kNone = LayerKind::kInput;
 constexpr LayerKind kRelu = LayerKind::kRelu;
@@ -15,15 +19,8 @@ constexpr LayerKind kHSwish = LayerKind::kHardSwish;
 
 int scaled(int c, const ZooOptions& o) { return std::max(1, int(std::lround(c * o.width))); }
 
-// torchvision's _make_divisible: round to a multiple of 8, never more than 10 % down.
-int divisible(float v, int divisor = 8) {
-  int r = std::max(divisor, int(v + divisor / 2.f) / divisor * divisor);
-  if (r < 0.9f * v) r += divisor;
-  return r;
-}
-
-int conv_relu(NetBuilder& b, int x, int c, int k, int s = 1, int pad = -1, const std::string& what = "conv") {
-  return b.act(b.conv(x, c, k, s, pad, 1, true, what), kRelu);
+int fire(NetBuilder& b, int x, const std::string& name, int s, int e1, int e3, const ZooOptions& o) {
+  return fire_module(b, x, name, scaled(s, o), scaled(e1, o), scaled(e3, o));
 }
 
 Network alexnet(const ZooOptions& o) {
@@ -93,21 +90,6 @@ Network googlenet(const ZooOptions& o) {
   return b.finish();
 }
 
-int basic_block(NetBuilder& b, int x, int c, int stride) {
-  int y = b.conv_bn(x, c, 3, stride, 1, kRelu, "conv1");
-  y = b.conv_bn(y, c, 3, 1, 1, kNone, "conv2");
-  int sc = (stride != 1 || b.channels(x) != c) ? b.conv_bn(x, c, 1, stride, 1, kNone, "downsample") : x;
-  return b.act(b.add(y, sc), kRelu);
-}
-
-int bottleneck(NetBuilder& b, int x, int c, int stride) {
-  int y = b.conv_bn(x, c, 1, 1, 1, kRelu, "conv1");
-  y = b.conv_bn(y, c, 3, stride, 1, kRelu, "conv2");  // ResNet v1.5: stride on the 3x3
-  y = b.conv_bn(y, 4 * c, 1, 1, 1, kNone, "conv3");
-  int sc = (stride != 1 || b.channels(x) != 4 * c) ? b.conv_bn(x, 4 * c, 1, stride, 1, kNone, "downsample") : x;
-  return b.act(b.add(y, sc), kRelu);
-}
-
 Network resnet(const std::string& name, const int* blocks, bool deep, const ZooOptions& o) {
   NetBuilder b(name, o.input);
   b.scope("stem");
@@ -127,13 +109,6 @@ const int kResnet18[] = {2, 2, 2, 2};
 const int kResnet50[] = {3, 4, 6, 3};
 Network resnet18(const ZooOptions& o) { return resnet("resnet18", kResnet18, false, o); }
 Network resnet50(const ZooOptions& o) { return resnet("resnet50", kResnet50, true, o); }
-
-int fire(NetBuilder& b, int x, const std::string& name, int s, int e1, int e3, const ZooOptions& o) {
-  b.scope(name);
-  int sq = conv_relu(b, x, scaled(s, o), 1, 1, 0, "squeeze");
-  return b.concat({conv_relu(b, sq, scaled(e1, o), 1, 1, 0, "expand1x1"),
-                   conv_relu(b, sq, scaled(e3, o), 3, 1, 1, "expand3x3")});
-}
 
 Network squeezenet11(const ZooOptions& o) {
   NetBuilder b("squeezenet1_1", o.input);
@@ -158,14 +133,6 @@ Network squeezenet11(const ZooOptions& o) {
   return b.finish();
 }
 
-int inverted_residual(NetBuilder& b, int x, int out, int stride, int expand) {
-  int in = b.channels(x), hidden = in * expand, y = x;
-  if (expand != 1) y = b.conv_bn(y, hidden, 1, 1, 1, kRelu6, "expand");
-  y = b.conv_bn(y, hidden, 3, stride, hidden, kRelu6, "depthwise");
-  y = b.conv_bn(y, out, 1, 1, 1, kNone, "project");
-  return (stride == 1 && in == out) ? b.add(y, x) : y;
-}
-
 Network mobilenetv2(const ZooOptions& o) {
   NetBuilder b("mobilenetv2", o.input);
   const int cfg[][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
@@ -185,34 +152,14 @@ Network mobilenetv2(const ZooOptions& o) {
   return b.finish();
 }
 
-struct V3Block {
-  int k, expand, out;
-  bool se;
-  LayerKind act;
-  int stride;
-};
-
-int squeeze_excite(NetBuilder& b, int x) {
-  int c = b.channels(x), sq = divisible(c / 4.f);
-  int s = b.act(b.conv(b.global_avg_pool(x), sq, 1, 1, 0, 1, true, "se_fc1"), kRelu);
-  s = b.act(b.conv(s, c, 1, 1, 0, 1, true, "se_fc2"), LayerKind::kHardSigmoid);
-  return b.mul(x, s);
-}
-
 Network mobilenetv3(const std::string& name, const std::vector<V3Block>& cfg, int last, int head,
                     const ZooOptions& o) {
   NetBuilder b(name, o.input);
   b.scope("features.0");
   int x = b.conv_bn(0, divisible(16 * o.width), 3, 2, 1, kHSwish, "conv");
   for (size_t i = 0; i < cfg.size(); ++i) {
-    const V3Block& r = cfg[i];
     b.scope("features." + std::to_string(i + 1));
-    int in = b.channels(x), hidden = divisible(r.expand * o.width), out = divisible(r.out * o.width), y = x;
-    if (hidden != in) y = b.conv_bn(y, hidden, 1, 1, 1, r.act, "expand");
-    y = b.conv_bn(y, hidden, r.k, r.stride, hidden, r.act, "depthwise");
-    if (r.se) y = squeeze_excite(b, y);
-    y = b.conv_bn(y, out, 1, 1, 1, kNone, "project");
-    x = (r.stride == 1 && in == out) ? b.add(y, x) : y;
+    x = v3_block(b, x, cfg[i], o.width);
   }
   b.scope("features." + std::to_string(cfg.size() + 1));
   x = b.conv_bn(x, divisible(last * o.width), 1, 1, 1, kHSwish, "conv");
@@ -263,15 +210,17 @@ const std::vector<ZooEntry>& zoo_models() {
 std::string zoo_names() {
   std::string s;
   for (const auto& e : zoo_models()) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  for (const auto& e : fmnist_models()) s += ", " + std::string(e.name);
   return s;
 }
 
 Status build_zoo_model(const std::string& name, const ZooOptions& options, Network* out) {
-  for (const auto& e : zoo_models())
-    if (name == e.name) {
-      *out = e.build(options);
-      return Status::ok();
-    }
+  for (const auto* list : {&zoo_models(), &fmnist_models()})
+    for (const auto& e : *list)
+      if (name == e.name) {
+        *out = e.build(options);
+        return Status::ok();
+      }
   return {StatusCode::kNotFound, "unknown zoo model '" + name + "' (known: " + zoo_names() + ")"};
 }
 
