@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "explorer/cli.h"
+#include "explorer/progress.h"
 #include "libs/ir/network_json.h"
 
 namespace lw::cli {
@@ -16,15 +17,12 @@ void load_problem(const std::string& path, Lut* lut, Problem* problem) {
 
 std::function<void(double)> progress_line(const std::string& label, bool quiet) {
   if (quiet) return {};
-  auto t0 = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  auto last = std::make_shared<double>(-1.0);
-  return [label, t0, last](double f) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *t0).count();
-    if (s - *last < 0.5 && f < 1.0) return;  // at most two lines a second
-    *last = s;
-    const double eta = f > 0 ? s * (1 - f) / f : 0;
-    std::fprintf(stderr, "\r%s %3.0f%%  elapsed %.1f s  ETA %.1f s   ", label.c_str(), 100 * f, s, eta);
-    if (f >= 1.0) std::fprintf(stderr, "\n");
+  auto line = std::make_shared<ProgressLine>(false);
+  auto t0 = std::chrono::steady_clock::now();
+  return [label, line, t0](double f) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    line->update(label, f, f > 0 ? s * (1 - f) / f : 0, f >= 1.0);
+    if (f >= 1.0) line->finish();
   };
 }
 
