@@ -23,6 +23,7 @@ constexpr const char* kWarmup = "warmup";
 constexpr const char* kRuns = "runs";
 constexpr const char* kCvThreshold = "cv_threshold";
 constexpr const char* kMaxRuns = "max_runs";
+constexpr const char* kMaxSeconds = "max_seconds";
 constexpr const char* kSearch = "search";
 constexpr const char* kObjective = "objective";
 constexpr const char* kMemoryWeight = "memory_weight_ms_per_mib";
@@ -36,11 +37,12 @@ constexpr const char* kMaxAccuracyDrop = "max_accuracy_drop_pct";
 constexpr const char* kCandidates = "candidates";
 constexpr const char* kTestImages = "test_images";
 constexpr const char* kCalibrationImages = "calibration_images";
+constexpr const char* kFidelityInputs = "fidelity_inputs";
 constexpr const char* kReplay = "replay";
 constexpr const char* kOutput = "output_dir";
 }  // namespace key
 
-const char* const kObjectives[] = {"latency", "memory", "weighted"};
+const char* const kObjectives[] = {"latency", "weighted"};
 
 Status check_range(const JsonReader& r, const std::string& path, double v, double lo, double hi) {
   if (v < lo || v > hi)
@@ -72,11 +74,13 @@ Status parse_device(const JsonReader& r, const json& j, const ConfigVocabulary& 
 
 Status parse_profile(const JsonReader& r, const json& j, ExperimentConfig* c) {
   const std::string p = std::string("/") + key::kProfile;
-  LW_RETURN_IF_ERROR(r.keys(j, p, {key::kWarmup, key::kRuns, key::kCvThreshold, key::kMaxRuns}));
+  LW_RETURN_IF_ERROR(r.keys(j, p, {key::kWarmup, key::kRuns, key::kCvThreshold, key::kMaxRuns, key::kMaxSeconds}));
   LW_RETURN_IF_ERROR(r.integer(j, key::kWarmup, p, &c->warmup));
   LW_RETURN_IF_ERROR(r.integer(j, key::kRuns, p, &c->runs));
   LW_RETURN_IF_ERROR(r.number(j, key::kCvThreshold, p, &c->cv_threshold));
   LW_RETURN_IF_ERROR(r.integer(j, key::kMaxRuns, p, &c->max_runs));
+  LW_RETURN_IF_ERROR(r.number(j, key::kMaxSeconds, p, &c->max_seconds));
+  LW_RETURN_IF_ERROR(check_range(r, p + "/max_seconds", c->max_seconds, 0.001, 3600));
   LW_RETURN_IF_ERROR(check_range(r, p + "/warmup", c->warmup, 0, 1000));
   LW_RETURN_IF_ERROR(check_range(r, p + "/runs", c->runs, 1, 100000));
   LW_RETURN_IF_ERROR(check_range(r, p + "/cv_threshold", c->cv_threshold, 0, 10));
@@ -136,12 +140,14 @@ Status parse_search(const JsonReader& r, const json& j, const ConfigVocabulary& 
 Status parse_filter(const JsonReader& r, const json& j, ExperimentConfig* c) {
   const std::string p = std::string("/") + key::kFilter;
   LW_RETURN_IF_ERROR(r.keys(j, p, {key::kLatencyBand, key::kMaxAccuracyDrop, key::kCandidates, key::kTestImages,
-                                   key::kCalibrationImages}));
+                                   key::kCalibrationImages, key::kFidelityInputs}));
   LW_RETURN_IF_ERROR(r.number(j, key::kLatencyBand, p, &c->latency_band_pct));
   LW_RETURN_IF_ERROR(r.number(j, key::kMaxAccuracyDrop, p, &c->max_accuracy_drop_pct));
   LW_RETURN_IF_ERROR(r.integer(j, key::kCandidates, p, &c->filter_candidates));
   LW_RETURN_IF_ERROR(r.integer(j, key::kTestImages, p, &c->test_images));
   LW_RETURN_IF_ERROR(r.integer(j, key::kCalibrationImages, p, &c->calibration_images));
+  LW_RETURN_IF_ERROR(r.integer(j, key::kFidelityInputs, p, &c->fidelity_inputs));
+  LW_RETURN_IF_ERROR(check_range(r, p + "/fidelity_inputs", c->fidelity_inputs, 1, 100000));
   LW_RETURN_IF_ERROR(check_range(r, p + "/latency_band_pct", c->latency_band_pct, 0, 1000));
   LW_RETURN_IF_ERROR(check_range(r, p + "/max_accuracy_drop_pct", c->max_accuracy_drop_pct, 0, 100));
   LW_RETURN_IF_ERROR(check_range(r, p + "/candidates", c->filter_candidates, 1, 10000));
@@ -197,13 +203,13 @@ json resolved_config(const ExperimentConfig& c) {
   j[key::kModel] = c.model;
   j[key::kDevice] = {{key::kLibraries, c.libraries}, {key::kThreads, c.threads}};
   j[key::kProfile] = {{key::kWarmup, c.warmup}, {key::kRuns, c.runs}, {key::kCvThreshold, c.cv_threshold},
-                      {key::kMaxRuns, c.max_runs}};
+                      {key::kMaxRuns, c.max_runs}, {key::kMaxSeconds, c.max_seconds}};
   j[key::kSearch] = {{key::kObjective, c.objective}, {key::kMemoryWeight, c.memory_weight_ms_per_mib},
                      {key::kAgents, agents}, {key::kSeeds, c.seeds}};
   if (c.max_memory_mib) j[key::kSearch][key::kMaxMemory] = *c.max_memory_mib;
   j[key::kFilter] = {{key::kLatencyBand, c.latency_band_pct}, {key::kMaxAccuracyDrop, c.max_accuracy_drop_pct},
                      {key::kCandidates, c.filter_candidates}, {key::kTestImages, c.test_images},
-                     {key::kCalibrationImages, c.calibration_images}};
+                     {key::kCalibrationImages, c.calibration_images}, {key::kFidelityInputs, c.fidelity_inputs}};
   j[key::kReplay] = {{key::kRuns, c.replay_runs}};
   j[key::kOutput] = c.output_dir;
   return j;

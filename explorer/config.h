@@ -20,11 +20,13 @@ constexpr int kDefaultWarmup = 1;             // discarded runs per measurement
 constexpr int kDefaultRuns = 20;              // timed runs per measurement (median)
 constexpr double kDefaultCvThreshold = 0.05;  // repeat until the coefficient of variation is below
 constexpr int kDefaultMaxRuns = 100;          // ... or this many runs
+constexpr double kDefaultMaxSeconds = 2.0;    // ... or this long on one measurement
 constexpr double kDefaultLatencyBandPct = 25; // filter keeps candidates within this of the fastest
 constexpr double kDefaultMaxAccuracyDropPct = 1.0;
 constexpr int kDefaultFilterCandidates = 16;  // at most this many candidates measured on device
 constexpr int kDefaultTestImages = 2000;      // 0 = the whole test split
 constexpr int kDefaultCalibrationImages = 256;
+constexpr int kDefaultFidelityInputs = 16;    // random-weight models: inputs compared with f32
 constexpr int kDefaultReplayRuns = 20;
 constexpr const char* kDefaultAgent = "qlearning";
 constexpr const char* kDefaultOutputDir = "results";
@@ -44,8 +46,9 @@ struct ExperimentConfig {
   int runs = kDefaultRuns;
   double cv_threshold = kDefaultCvThreshold;
   int max_runs = kDefaultMaxRuns;
+  double max_seconds = kDefaultMaxSeconds;
   // search
-  std::string objective = "latency";   // latency | memory | weighted
+  std::string objective = "latency";   // latency | weighted (latency + memory_weight x MiB)
   double memory_weight_ms_per_mib = 0; // only for "weighted": reward = -(ms + w * MiB)
   std::optional<double> max_memory_mib;  // hard constraint in the search and the filter
   std::vector<AgentSpec> agents;
@@ -56,6 +59,7 @@ struct ExperimentConfig {
   int filter_candidates = kDefaultFilterCandidates;
   int test_images = kDefaultTestImages;
   int calibration_images = kDefaultCalibrationImages;
+  int fidelity_inputs = kDefaultFidelityInputs;
   // replay
   int replay_runs = kDefaultReplayRuns;
   std::string output_dir = kDefaultOutputDir;
