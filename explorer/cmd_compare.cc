@@ -14,13 +14,13 @@ namespace {
 const char* const kCompareOrder[] = {"qlearning", "dqn", "dijkstra", "astar", "greedy_penalty", "greedy", "random", "exact", "ilp"};
 
 int run_compare(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet"}, {"lut", "episodes", "dqn-episodes", "seed", "out"});
+  Args args(argv, {"quiet", "force"}, {"lut", "episodes", "dqn-episodes", "seed", "out"});
   if (!args.has("lut")) throw UsageError("--lut is required");
   if (!args.has("out")) throw UsageError("--out is required (CSV path)");
   register_dqn_agent();
   Lut lut;
   Problem problem;
-  load_problem(args.get("lut"), &lut, &problem);
+  load_problem(args.get("lut"), &lut, &problem, args.flag("force"));
   std::vector<SearchResult> rows;
   double optimum = kInf;
   for (const char* name : kCompareOrder) {
@@ -56,7 +56,7 @@ int run_compare(const std::vector<std::string>& argv) {
 }
 
 Registrar reg({"compare", "run every search algorithm on one LUT (QS-DNN Table III)",
-               "usage: layerwise compare --lut lut.json [--episodes N] [--dqn-episodes N] [--seed S] --out compare.csv [--quiet]\n\n"
+               "usage: layerwise compare --lut lut.json [--episodes N] [--dqn-episodes N] [--seed S] --out compare.csv [--quiet] [--force]\n\n"
                "Runs qlearning, dqn, dijkstra, astar, greedy_penalty, greedy, random, exact and ilp on the same\n"
                "LUT and writes algorithm,latency_ms,gap_to_optimum_pct,states_considered,wall_ms,episodes.\n"
                "--episodes applies to qlearning and random, --dqn-episodes to dqn (defaults: each agent's own).\n",

@@ -19,14 +19,14 @@ std::string default_out(const std::string& model, const std::string& agent, uint
 }
 
 int run_search(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet"}, {"lut", "agent", "episodes", "seed", "out", "config"});
+  Args args(argv, {"quiet", "force"}, {"lut", "agent", "episodes", "seed", "out", "config"});
   if (!args.has("lut")) throw UsageError("--lut is required");
   register_dqn_agent();
   const std::string agent = args.get("agent", "qlearning");
   if (!find_agent(agent)) throw UsageError("unknown agent '" + agent + "' (known: " + agent_names() + ")");
   Lut lut;
   Problem problem;
-  load_problem(args.get("lut"), &lut, &problem);
+  load_problem(args.get("lut"), &lut, &problem, args.flag("force"));
   AgentRequest req;
   req.seed = uint64_t(args.get_int("seed", 1));
   req.episodes = args.get_int("episodes", 0);
@@ -57,7 +57,7 @@ int run_search(const std::vector<std::string>& argv) {
 
 Registrar reg({"search", "search the per-layer deployment with one agent on a LUT",
                "usage: layerwise search --lut lut.json [--agent NAME] [--episodes N] [--seed S] [--out DIR]\n"
-               "                        [--config JSON|file] [--quiet]\n\n"
+               "                        [--config JSON|file] [--quiet] [--force]\n\n"
                "Agents: qlearning (default), dqn, random, greedy, greedy_penalty, dijkstra, astar, exact, ilp.\n"
                "Writes DIR/solutions.csv (latency_ms,memory_bytes,assignment: every distinct deployment found),\n"
                "DIR/learning_curve.csv (episode,return_ms,best_latency_ms,epsilon) and DIR/config.json.\n"

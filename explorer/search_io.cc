@@ -4,14 +4,23 @@
 #include <cstdio>
 #include <sstream>
 
+#include "env/device.h"
 #include "explorer/cli.h"
 #include "explorer/progress.h"
 #include "libs/ir/network_json.h"
 
 namespace lw::cli {
 
-void load_problem(const std::string& path, Lut* lut, Problem* problem) {
+void load_problem(const std::string& path, Lut* lut, Problem* problem, bool force) {
   ok_or_throw(load_lut(path, lut));
+  // A LUT measured elsewhere describes another machine: searching it here answers the wrong
+  // question unless the user says so. Synthetic LUTs (layerwise synth) are demo data.
+  auto device = nlohmann::json::parse(lut->device_json, nullptr, false);
+  if (device.is_object() && device.value("synthetic", false)) {
+    std::fprintf(stderr, "note: %s is a synthetic LUT (invented costs, not measured)\n", path.c_str());
+  } else if (std::string why = device_mismatch(device, device_fingerprint()); !why.empty() && !force) {
+    throw UsageError(path + ": measured on another device (" + why + "); pass --force to use it anyway");
+  }
   ok_or_throw(compile_problem(*lut, problem));
 }
 

@@ -9,8 +9,9 @@
 
 namespace lw::cli {
 
-/// Loads and compiles; throws UsageError with the one-line reason.
-void load_problem(const std::string& path, Lut* lut, Problem* problem);
+/// Loads and compiles; throws UsageError with the one-line reason. A LUT measured on another
+/// device is refused unless `force`.
+void load_problem(const std::string& path, Lut* lut, Problem* problem, bool force);
 /// A progress callback printing "\r<label> 42% ETA 3.1 s" on stderr; empty when quiet.
 std::function<void(double)> progress_line(const std::string& label, bool quiet);
 /// Agent config from --config: inline JSON text ("{...}") or a file path.

@@ -91,3 +91,31 @@ TEST_CASE("infer runs a small network end to end") {
   CHECK(r.out.find("1x4x1x1") != std::string::npos);
   fs::remove(path);
 }
+
+TEST_CASE("a LUT from another device is refused by search unless forced; a truncated one is one line") {
+  std::string net = write_temp("lutnet.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
+    {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3},
+    {"name": "r", "kind": "relu", "inputs": ["c"]}]})");
+  std::string lut = write_temp("lut.json", "");
+  Result p = run("profile --model " + net + " --libs native --threads 1 --runs 2 --max-runs 2 --warmup 0 --quiet --out " + lut);
+  REQUIRE(p.code == 0);
+  std::string text = slurp(lut);
+  auto at = text.find("\"cpu\"");
+  REQUIRE(at != std::string::npos);
+  std::string foreign = text.substr(0, at) + "\"cpu\": \"ARM Cortex-A57\", \"was_cpu\"" + text.substr(at + 5);
+  std::string other = write_temp("foreign.json", foreign);
+  Result s = run("search --lut " + other + " --agent greedy --quiet --out " + other + ".d");
+  CHECK(s.code == 2);
+  CHECK(s.err.find("measured on another device") != std::string::npos);
+  CHECK(lines(s.err) == 1);
+  CHECK(run("search --lut " + other + " --agent greedy --quiet --force --out " + other + ".d").code == 0);
+  CHECK(run("search --lut " + lut + " --agent greedy --quiet --out " + lut + ".d").code == 0);
+  std::string cut = write_temp("cut.json", text.substr(0, text.size() / 3));
+  Result c = run("search --lut " + cut + " --agent greedy --quiet");
+  CHECK(c.code == 2);
+  CHECK(lines(c.err) == 1);
+  CHECK(c.err.find(cut) != std::string::npos);
+  for (const std::string& f : {net, lut, other, cut}) fs::remove(f);
+  fs::remove_all(other + ".d");
+  fs::remove_all(lut + ".d");
+}
