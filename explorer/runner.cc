@@ -1,0 +1,317 @@
+#include "explorer/runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+#include "agents/agent.h"
+#include "agents/dqn.h"
+#include "env/profiler.h"
+#include "env/synthetic_lut.h"
+#include "explorer/cli.h"
+#include "explorer/model_arg.h"
+#include "explorer/progress.h"
+#include "explorer/run_report.h"
+#include "explorer/search_io.h"
+#include "libs/exec/backends.h"
+#include "libs/ir/network_json.h"
+#include "libs/zoo/zoo_builder.h"
+
+namespace lw::cli {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::string fnv_hex(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string timestamp() {
+  char t[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(t, sizeof t, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return t;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// <model>__<agents>__<seeds>__<time>: the CleanRL naming, several agents / seeds joined by '+'.
+std::string run_id(const ExperimentConfig& c, const std::string& model) {
+  std::vector<std::string> agents, seeds;
+  for (const auto& a : c.agents) agents.push_back(a.name);
+  for (uint64_t s : c.seeds) seeds.push_back(std::to_string(s));
+  return model + "__" + join(agents, "+") + "__" + join(seeds, "+") + "__" + timestamp();
+}
+
+json read_json(const std::string& path) {
+  std::string text;
+  if (!read_file(path, &text).is_ok()) return json();
+  return json::parse(text, nullptr, false);
+}
+
+// An unfinished run of the same resolved config is resumed in place.
+std::string find_unfinished(const std::string& root, const std::string& hash) {
+  std::error_code ec;
+  std::string best;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    json st = read_json((e.path() / "run.json").string());
+    if (st.is_object() && st.value("config_hash", "") == hash && !st.value("complete", false))
+      best = std::max(best, e.path().string());  // newest by its timestamped name
+  }
+  return best;
+}
+
+struct Run {
+  const ExperimentConfig& cfg;
+  RunOptions opt;
+  std::string dir;
+  json state;  // run.json: config hash, finished stages
+  Network net;
+  Lut lut;
+  std::string lut_path;
+  std::vector<AgentOutcome> searches;
+};
+
+void save_state(Run& r) { ok_or_throw(write_file_atomic(r.dir + "/run.json", r.state.dump(1) + "\n")); }
+bool stage_done(const Run& r, const char* stage) { return r.state["stages"].value(stage, false); }
+void finish_stage(Run& r, const char* stage) {
+  r.state["stages"][stage] = true;
+  save_state(r);
+}
+
+void open_run_dir(Run& r, const std::string& config_path) {
+  json resolved = resolved_config(r.cfg);
+  std::string hash = fnv_hex(resolved.dump());
+  std::error_code ec;
+  fs::create_directories(r.cfg.output_dir, ec);
+  if (ec) throw UsageError("cannot create " + r.cfg.output_dir + ": " + ec.message());
+  r.dir = r.opt.fresh ? "" : find_unfinished(r.cfg.output_dir, hash);
+  if (!r.dir.empty()) {
+    r.state = read_json(r.dir + "/run.json");
+    std::fprintf(stderr, "resuming unfinished run %s\n", r.dir.c_str());
+    return;
+  }
+  r.dir = r.cfg.output_dir + "/" + run_id(r.cfg, r.net.name);
+  fs::create_directories(r.dir, ec);
+  if (ec) throw UsageError("cannot create " + r.dir + ": " + ec.message());
+  r.state = {{"config", config_path}, {"config_hash", hash}, {"complete", false}, {"stages", json::object()}};
+  ok_or_throw(write_file_atomic(r.dir + "/config.json", resolved.dump(1) + "\n"));
+  save_state(r);
+}
+
+}  // namespace
+
+ConfigVocabulary config_vocabulary() {
+  register_dqn_agent();
+  ConfigVocabulary v;
+  for (Library l : all_libraries()) v.libraries.push_back(to_string(l));
+  for (const auto& a : agents()) v.agents.push_back(a.name);
+  return v;
+}
+
+}  // namespace lw::cli
+
+namespace lw::cli {
+namespace {
+
+ProfileOptions profile_options(const ExperimentConfig& c) {
+  ProfileOptions o;
+  for (const auto& name : c.libraries) o.libraries.push_back(*parse_library(name));
+  o.threads = c.threads;
+  o.protocol.warmup = c.warmup;
+  o.protocol.runs = c.runs;
+  o.protocol.cv_threshold = c.cv_threshold;
+  o.protocol.max_runs = c.max_runs;
+  o.protocol.max_seconds = c.max_seconds;
+  return o;
+}
+
+// LUTs are cached across runs by what determines them: model, libraries, threads, protocol
+// (the device is checked inside the file).
+std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const ProfileOptions& o) {
+  json key = {{"libraries", c.libraries}, {"threads", c.threads}, {"protocol", o.protocol.to_json()}};
+  return c.output_dir + "/luts/" + net.name + "__" + model_hash(net) + "__" + fnv_hex(key.dump()).substr(0, 8) +
+         ".lut.json";
+}
+
+void stage_profile(Run& r, RunSummary& sum) {
+  ProfileOptions o = profile_options(r.cfg);
+  r.lut_path = lut_cache_path(r.cfg, r.net, o);
+  sum.lut_path = r.lut_path;
+  std::error_code ec;
+  fs::create_directories(fs::path(r.lut_path).parent_path(), ec);
+  if (fs::exists(r.lut_path) && load_lut(r.lut_path, &r.lut).is_ok() && lut_mismatch(r.lut, r.net).empty()) {
+    sum.lut_reused = true;
+    std::fprintf(stderr, "profile: reusing %s\n", r.lut_path.c_str());
+    return;
+  }
+  o.out_path = r.lut_path;
+  ProgressLine line(r.opt.quiet);
+  o.progress = [&](const ProfileProgress& p) {
+    line.update("profile " + r.net.name + " [" + std::to_string(p.layer) + "/" + std::to_string(p.layers) + "] " +
+                    p.current,
+                p.total ? double(p.done) / p.total : 0, p.eta_s);
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  ok_or_throw(profile_network(r.net, default_registry(), o, &r.lut));
+  line.finish();
+  sum.profile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+AgentOutcome outcome_of(const Lut& lut, const SearchResult& res, uint64_t seed) {
+  AgentOutcome a;
+  a.agent = res.agent;
+  a.seed = seed;
+  for (size_t i = 0; i < res.best.size(); ++i) a.best.push_back(lut.layers[i].impls[res.best[i]].name);
+  a.best_latency_ms = res.best_latency_ms;
+  a.best_memory_bytes = double(res.best_memory_bytes);
+  a.states = res.states_considered;
+  a.wall_ms = res.wall_ms;
+  a.episodes = res.episodes;
+  a.proven_optimal = res.proven_optimal;
+  a.distinct = res.solutions.size();
+  return a;
+}
+
+json outcome_json(const AgentOutcome& a) {
+  return {{"agent", a.agent}, {"seed", a.seed}, {"best", a.best}, {"best_latency_ms", a.best_latency_ms},
+          {"best_memory_bytes", a.best_memory_bytes}, {"states", a.states}, {"wall_ms", a.wall_ms},
+          {"episodes", a.episodes}, {"proven_optimal", a.proven_optimal}, {"distinct", a.distinct}};
+}
+
+AgentOutcome outcome_from(const json& j) {
+  AgentOutcome a;
+  a.agent = j.at("agent");
+  a.seed = j.at("seed");
+  a.best = j.at("best").get<std::vector<std::string>>();
+  a.best_latency_ms = j.at("best_latency_ms");
+  a.best_memory_bytes = j.at("best_memory_bytes");
+  a.states = j.at("states");
+  a.wall_ms = j.at("wall_ms");
+  a.episodes = j.at("episodes");
+  a.proven_optimal = j.at("proven_optimal");
+  a.distinct = j.at("distinct");
+  return a;
+}
+
+EnvOptions env_options(const ExperimentConfig& c) {
+  EnvOptions e;
+  if (c.objective == "weighted") e.memory_weight_ms_per_mib = c.memory_weight_ms_per_mib;
+  return e;
+}
+
+// One agent x seed: skipped when its result.json is there (results are deterministic).
+AgentOutcome search_one(Run& r, const Problem& p, const AgentSpec& spec, uint64_t seed) {
+  std::string dir = r.dir + "/search/" + spec.name + "__s" + std::to_string(seed);
+  json done = read_json(dir + "/result.json");
+  if (done.is_object()) return outcome_from(done);
+  DeploymentEnv env(p, env_options(r.cfg));
+  AgentRequest req;
+  req.seed = seed;
+  req.config_json = spec.params.dump();
+  req.progress = progress_line(spec.name + " seed " + std::to_string(seed), r.opt.quiet);
+  SearchResult res;
+  Status s = run_agent(spec.name, env, req, &res);
+  if (!s.is_ok()) throw UsageError(r.state.value("config", std::string("config")) + ": /search/agents: " + s.message());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  write_solutions_csv(dir + "/solutions.csv", r.lut, res);
+  write_curve_csv(dir + "/learning_curve.csv", res);
+  AgentOutcome a = outcome_of(r.lut, res, seed);
+  json j = outcome_json(a);
+  j["agent_config"] = json::parse(res.config_json, nullptr, false);
+  ok_or_throw(write_file_atomic(dir + "/result.json", j.dump(1) + "\n"));
+  return a;
+}
+
+void stage_search(Run& r, RunSummary& sum) {
+  Problem p;
+  ok_or_throw(compile_problem(r.lut, &p));
+  for (const AgentSpec& spec : r.cfg.agents)
+    for (uint64_t seed : r.cfg.seeds) r.searches.push_back(search_one(r, p, spec, seed));
+  // The certified optimum, so every agent's gap is known (cheap: milliseconds).
+  AgentOutcome exact = search_one(r, p, AgentSpec{"exact", json::object()}, 0);
+  sum.exact_optimum_ms = exact.best_latency_ms;
+  sum.searches = r.searches;
+}
+
+}  // namespace
+}  // namespace lw::cli
+
+namespace lw::cli {
+namespace {
+
+// Agent hyperparameters are checked before anything is measured: each agent runs once on a
+// tiny synthetic problem with its config, so a typo fails in a second, not after profiling.
+void validate_agents(const ExperimentConfig& c, const std::string& origin) {
+  NetBuilder b("validate", Shape{1, 3, 8, 8});
+  b.act(b.conv(0, 4, 3), LayerKind::kRelu);
+  Network net = b.finish();
+  Lut lut;
+  ok_or_throw(synthetic_lut(net, SyntheticLutOptions{}, &lut));
+  Problem p;
+  ok_or_throw(compile_problem(lut, &p));
+  for (size_t i = 0; i < c.agents.size(); ++i) {
+    DeploymentEnv env(p);
+    AgentRequest req;
+    req.config_json = c.agents[i].params.dump();
+    SearchResult res;
+    Status s = run_agent(c.agents[i].name, env, req, &res);
+    if (!s.is_ok()) throw UsageError(origin + ": /search/agents/" + std::to_string(i) + ": " + s.message());
+  }
+}
+
+// Weights must stay resident, at one byte each at the very least (int8): a memory budget below
+// that cannot be met by any deployment.
+void check_feasible(const ExperimentConfig& c, const Network& net, const std::string& origin) {
+  if (!c.max_memory_mib) return;
+  double floor_mib = total_params(net) / 1048576.0;
+  if (*c.max_memory_mib < floor_mib) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%g MiB is infeasible: %s's %lld weights need at least %.2f MiB even in int8",
+                  *c.max_memory_mib, net.name.c_str(), (long long)total_params(net), floor_mib);
+    throw UsageError(origin + ": /search/max_memory_mib: " + buf);
+  }
+}
+
+}  // namespace
+
+std::string run_experiment(const ExperimentConfig& cfg, const std::string& config_path, const RunOptions& opt) {
+  Run r{cfg, opt, "", json(), Network(), Lut(), "", {}};
+  try {
+    r.net = load_model(cfg.model);
+  } catch (const UsageError& e) {
+    throw UsageError(config_path + ": /model: " + e.what());
+  }
+  check_feasible(cfg, r.net, config_path);
+  validate_agents(cfg, config_path);
+  open_run_dir(r, config_path);
+  RunSummary sum;
+  sum.run_dir = r.dir;
+  sum.model = r.net.name;
+  stage_profile(r, sum);
+  sum.lut = &r.lut;
+  finish_stage(r, "profile");
+  stage_search(r, sum);
+  finish_stage(r, "search");
+  run_measure_stages(r, sum);
+  r.state["complete"] = true;
+  save_state(r);
+  ok_or_throw(write_file_atomic(r.dir + "/summary.md", summary_markdown(sum)));
+  print_summary(sum);
+  return r.dir;
+}
+
+}  // namespace lw::cli
