@@ -49,6 +49,20 @@ Keep ref_fp32(const Lut& lut) {
   };
 }
 
+bool has_int8(const LutLayer& l, int max_threads) {
+  for (const Impl& m : l.impls)
+    if (m.ok() && m.dtype == DType::kI8 && m.threads <= max_threads) return true;
+  return false;
+}
+
+// all-int8: int8 wherever the layer has a usable int8 implementation, f32 elsewhere.
+Keep all_int8(int max_threads) {
+  return [max_threads](const LutLayer& l, const Impl& m) {
+    if (m.threads > max_threads) return false;
+    return has_int8(l, max_threads) ? m.dtype == DType::kI8 : m.dtype == DType::kF32;
+  };
+}
+
 Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
   if (label == "ref-fp32") *keep = ref_fp32(lut);
   else if (label == "native") *keep = single_library("native", "", t);
@@ -56,6 +70,7 @@ Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
   else if (label == "torch-nchw") *keep = torch_layout(Layout::kNCHW, lut, t);
   else if (label == "torch-nhwc") *keep = torch_layout(Layout::kNHWC, lut, t);
   else if (label == "opt-fp32") *keep = [t](const LutLayer&, const Impl& m) { return m.dtype == DType::kF32 && m.threads <= t; };
+  else if (label == "all-int8") *keep = all_int8(t);
   else if (label == "opt-int8") *keep = [t](const LutLayer&, const Impl& m) { return m.threads <= t; };
   else return invalid_argument("unknown baseline '" + label + "'");
   return Status::ok();
@@ -65,7 +80,7 @@ Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
 
 const std::vector<std::string>& baseline_labels() {
   static const std::vector<std::string> k = {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc",
-                                             "opt-fp32", "opt-int8"};
+                                             "opt-fp32", "opt-int8", "all-int8"};
   return k;
 }
 

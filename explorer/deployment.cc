@@ -31,14 +31,14 @@ DataSource data_source_for(const Network& net) {
   return fmnist ? DataSource::kFashionMnist : DataSource::kRandom;
 }
 
-Status calibration_samples(const Network& net, int count, std::vector<Tensor>* out) {
+Status calibration_samples(const Network& net, int count, std::vector<Tensor>* out, const std::string& data_dir) {
   out->clear();
   if (data_source_for(net) == DataSource::kRandom) {
     for (int i = 0; i < count; ++i) out->push_back(seeded_input(net.input_shape(), kCalibrationSeed + i));
     return Status::ok();
   }
   FashionMnist train;
-  LW_RETURN_IF_ERROR(load_fashion_mnist(Split::kTrain, &train));
+  LW_RETURN_IF_ERROR(load_fashion_mnist(Split::kTrain, &train, data_dir));
   for (int i = 0; i < std::min(count, train.count); ++i) out->push_back(fashion_mnist_batch(train, i, 1));
   return Status::ok();
 }

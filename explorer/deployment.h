@@ -11,6 +11,7 @@
 
 #include "env/lut.h"
 #include "env/measure.h"
+#include "libs/data/fashion_mnist.h"
 #include "libs/exec/executor.h"
 #include "libs/ir/network.h"
 
@@ -22,8 +23,9 @@ enum class DataSource { kFashionMnist, kRandom };
 DataSource data_source_for(const Network& net);
 
 /// Calibration inputs: the first `count` train images, or seeded random inputs (a seed range
-/// disjoint from the evaluation inputs). Never the test split.
-Status calibration_samples(const Network& net, int count, std::vector<Tensor>* out);
+/// disjoint from the evaluation inputs). Never the test split. `data_dir` holds Fashion-MNIST.
+Status calibration_samples(const Network& net, int count, std::vector<Tensor>* out,
+                           const std::string& data_dir = kFashionMnistDir);
 /// Evaluation inputs for fidelity (random-weight models): seeded, disjoint from calibration.
 std::vector<Tensor> fidelity_inputs(const Network& net, int count);
 

@@ -52,7 +52,12 @@ TEST_CASE("every baseline keeps to its own library, dtype and thread set") {
         const Impl& m = impl_named(lut.layers[i], d.names[i]);
         CHECK(m.ok());
         CHECK(m.threads <= t);
-        if (label != "opt-int8") CHECK(m.dtype == DType::kF32);
+        if (label != "opt-int8" && label != "all-int8") CHECK(m.dtype == DType::kF32);
+        if (label == "all-int8") {  // int8 exactly where the layer has a usable int8 impl
+          bool any_int8 = false;
+          for (const Impl& x : lut.layers[i].impls) any_int8 = any_int8 || (x.ok() && x.dtype == DType::kI8 && x.threads <= t);
+          CHECK(m.dtype == (any_int8 ? DType::kI8 : DType::kF32));
+        }
         if (label == "ref-fp32") {
           CHECK(m.threads == 1);
           if (lut.layers[i].kind == LayerKind::kConv2d) CHECK(d.names[i].find("_openblas_im2col_") != std::string::npos);
@@ -71,6 +76,9 @@ TEST_CASE("the optima are never worse than any baseline") {
     REQUIRE(baseline_deployment(lut, "opt-fp32", t, &opt32).is_ok());
     REQUIRE(baseline_deployment(lut, "opt-int8", t, &opt8).is_ok());
     CHECK(opt8.predicted_ms <= opt32.predicted_ms + 1e-9);
+    NamedDeployment all8;
+    REQUIRE(baseline_deployment(lut, "all-int8", t, &all8).is_ok());
+    CHECK(opt8.predicted_ms <= all8.predicted_ms + 1e-9);
     for (const char* label : {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc"}) {
       NamedDeployment d;
       REQUIRE(baseline_deployment(lut, label, t, &d).is_ok());

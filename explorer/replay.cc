@@ -1,0 +1,116 @@
+#include "explorer/replay.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "explorer/deployment.h"
+#include "libs/ir/network_json.h"
+
+namespace lw {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Each step's median over `o.runs` runs of a plan with per-step timing. A separate pass from
+// the end-to-end timing, so the clock reads never inflate the end-to-end figure.
+Status step_medians(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
+                    std::unique_ptr<Executor>* ex, std::vector<double>* out) {
+  LW_RETURN_IF_ERROR(ev.plan(names, true, ex));
+  const size_t steps = (*ex)->steps().size();
+  std::vector<std::vector<double>> t(steps);
+  Tensor y;
+  for (int r = 0; r < o.warmup + o.runs; ++r) {
+    LW_RETURN_IF_ERROR((*ex)->run(ev.sample(), &y));
+    if (r < o.warmup) continue;
+    for (size_t s = 0; s < steps; ++s) t[s].push_back((*ex)->steps()[s].last_ms);
+  }
+  out->resize(steps);
+  for (size_t s = 0; s < steps; ++s) (*out)[s] = median(t[s]);
+  return Status::ok();
+}
+
+// Per layer: the LUT's impl median and incoming conversion costs (the cost model's terms)
+// next to the measured steps.
+std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::string>& names, const Executor& ex,
+                                   const std::vector<double>& step_ms) {
+  const Lut& lut = ev.lut();
+  const Problem& p = ev.problem();
+  std::vector<int> a = lut_indices(lut, names);
+  std::vector<ReplayLayer> rows(lut.layers.size());
+  for (size_t i = 1; i < rows.size(); ++i) {
+    rows[i].layer = int(i);
+    rows[i].name = lut.layers[i].name;
+    rows[i].impl = names[i];
+    rows[i].lut_ms = lut.layers[i].impls[a[i]].latency_ms.median;
+  }
+  for (const Problem::Edge& e : p.edges) rows[e.consumer].lut_conversion_ms += p.edge_cost(e, a[e.producer], a[e.consumer]);
+  rows.back().lut_conversion_ms += p.out_ms[a[p.n - 1]];
+  for (size_t s = 0; s < ex.steps().size(); ++s) {
+    const StepInfo& st = ex.steps()[s];
+    if (st.layer < 1 || st.layer >= int(rows.size())) continue;
+    ReplayLayer& r = rows[st.layer];
+    if (st.conversion) {
+      r.measured_conversion_ms += step_ms[s];
+      ++r.conversions;
+    } else {
+      r.measured_ms += step_ms[s];
+    }
+  }
+  rows.erase(rows.begin());  // the input
+  return rows;
+}
+
+}  // namespace
+
+Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std::string>& names,
+                  const ReplayOptions& o, const std::string& out_dir, ReplayResult* out) {
+  if (o.runs < 1 || o.warmup < 0) return invalid_argument("replay: runs must be >= 1 and warm-up >= 0");
+  ReplayResult r;
+  Protocol p{o.warmup, o.runs, 0.0, o.runs, 1e9};  // exactly `runs` timed runs
+  LW_RETURN_IF_ERROR(ev.measure(label, names, &r.end_to_end, &p));
+  const Measurement& m = r.end_to_end;
+  r.gap_pct = m.predicted_ms > 0 ? 100 * (m.latency.median - m.predicted_ms) / m.predicted_ms : 0;
+  std::unique_ptr<Executor> ex;
+  std::vector<double> step_ms;
+  LW_RETURN_IF_ERROR(step_medians(ev, names, o, &ex, &step_ms));
+  for (double s : step_ms) r.steps_sum_ms += s;
+  r.layers = breakdown(ev, names, *ex, step_ms);
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return io_error("cannot create " + out_dir + ": " + ec.message());
+  LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/replay.json", replay_json(ev.network().name, r)));
+  *out = std::move(r);
+  return Status::ok();
+}
+
+std::string replay_json(const std::string& model, const ReplayResult& r) {
+  using nlohmann::json;
+  const Measurement& m = r.end_to_end;
+  json j{{"format", "layerwise-replay/1"}, {"model", model}, {"label", m.label}};
+  j["latency_ms"] = {{"predicted", m.predicted_ms}, {"median", m.latency.median}, {"min", m.latency.min},
+                     {"p90", m.latency.p90}, {"cv", m.latency.cv}, {"runs", m.latency.runs},
+                     {"gap_pct", r.gap_pct}, {"sum_of_step_medians", r.steps_sum_ms}};
+  j["memory_bytes"] = {{"predicted", m.predicted_memory_bytes}, {"planned_peak", m.memory.peak_bytes()},
+                       {"arena", m.memory.arena_bytes}, {"workspace", m.memory.workspace_bytes},
+                       {"weights", m.memory.weight_bytes}, {"measured_heap", m.memory.measured_heap_bytes}};
+  j["accuracy"] = {{"metric", m.accuracy.metric}, {"images", m.accuracy.images}, {"top1", m.accuracy.top1},
+                   {"label", m.accuracy.label()}};
+  if (m.accuracy.metric == "fidelity") j["accuracy"]["sqnr_db"] = m.accuracy.sqnr_db;
+  j["precision"] = {{"int8_layers", m.int8_layers}, {"f32_layers", m.f32_layers}};
+  json layers = json::array();
+  for (const ReplayLayer& l : r.layers)
+    layers.push_back({{"layer", l.name}, {"impl", l.impl}, {"lut_ms", l.lut_ms}, {"measured_ms", l.measured_ms},
+                      {"lut_conversion_ms", l.lut_conversion_ms}, {"measured_conversion_ms", l.measured_conversion_ms},
+                      {"conversions", l.conversions}});
+  j["layers"] = layers;
+  return j.dump(1) + "\n";
+}
+
+}  // namespace lw

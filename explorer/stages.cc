@@ -1,0 +1,198 @@
+#include "explorer/stages.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "env/profiler.h"
+#include "explorer/baselines.h"
+#include "explorer/deployment.h"
+#include "libs/data/fashion_mnist.h"
+#include "libs/exec/assignment.h"
+
+namespace lw {
+
+std::string resolve_data_dir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  const char* env = std::getenv(kDataDirEnv);
+  return env && *env ? env : kFashionMnistDir;
+}
+
+struct Evaluator::State {
+  const Network* net = nullptr;
+  const Lut* lut = nullptr;
+  EvalOptions o;
+  Problem problem;
+  std::vector<QuantParams> quant;
+  std::string metric;
+  FashionMnist test;                  // top1
+  std::vector<Tensor> inputs, ref;    // fidelity: inputs and the f32 reference outputs
+  Tensor sample;
+};
+
+Evaluator::Evaluator(std::unique_ptr<State> s) : s_(std::move(s)) {}
+Evaluator::~Evaluator() = default;
+const std::string& Evaluator::metric() const { return s_->metric; }
+const Network& Evaluator::network() const { return *s_->net; }
+const Lut& Evaluator::lut() const { return *s_->lut; }
+const Problem& Evaluator::problem() const { return s_->problem; }
+const EvalOptions& Evaluator::options() const { return s_->o; }
+const Tensor& Evaluator::sample() const { return s_->sample; }
+
+namespace {
+
+// The f32 reference of fidelity: the all-native f32 executor (checked against the naive
+// reference executor in test_deployment), run once per input.
+Status reference_outputs(const Network& net, const Registry& reg, const std::vector<Tensor>& inputs,
+                         std::vector<Tensor>* out) {
+  std::vector<ImplDesc> f32;
+  LW_RETURN_IF_ERROR(library_assignment(net, reg, Library::kNative, 1, &f32));
+  std::unique_ptr<Executor> ex;
+  PlanOptions po;
+  po.registry = &reg;
+  LW_RETURN_IF_ERROR(Executor::plan(net, f32, po, &ex));
+  out->assign(inputs.size(), Tensor());
+  for (size_t i = 0; i < inputs.size(); ++i) LW_RETURN_IF_ERROR(ex->run(inputs[i], &(*out)[i]));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status Evaluator::create(const Network& net, const Lut& lut, const EvalOptions& o, std::unique_ptr<Evaluator>* out) {
+  if (!o.registry) return invalid_argument("evaluator: no registry");
+  std::string why = lut_mismatch(lut, net);
+  if (!why.empty()) return invalid_argument("the LUT does not describe network '" + net.name + "': " + why);
+  auto s = std::make_unique<State>();
+  s->net = &net;
+  s->lut = &lut;
+  s->o = o;
+  s->o.data_dir = resolve_data_dir(o.data_dir);
+  LW_RETURN_IF_ERROR(compile_problem(lut, &s->problem));
+  if (data_source_for(net) == DataSource::kFashionMnist) {
+    s->metric = "top1";
+    // The test split first: a missing dataset fails before any calibration work.
+    LW_RETURN_IF_ERROR(load_fashion_mnist(Split::kTest, &s->test, s->o.data_dir));
+    if (s->o.test_images <= 0 || s->o.test_images > s->test.count) s->o.test_images = s->test.count;
+    s->sample = fashion_mnist_batch(s->test, 0, 1);
+  } else {
+    s->metric = "fidelity";
+    if (s->o.fidelity_inputs < 1) return invalid_argument("fidelity needs at least one input");
+    s->inputs = fidelity_inputs(net, s->o.fidelity_inputs);
+    LW_RETURN_IF_ERROR(reference_outputs(net, *o.registry, s->inputs, &s->ref));
+    s->sample = s->inputs[0];
+  }
+  std::vector<Tensor> calib;
+  LW_RETURN_IF_ERROR(calibration_samples(net, std::max(1, o.calibration_images), &calib, s->o.data_dir));
+  LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, calib, &s->quant));
+  out->reset(new Evaluator(std::move(s)));
+  return Status::ok();
+}
+
+Status Evaluator::predict(const std::vector<std::string>& names, Measurement* out) const {
+  const Lut& lut = *s_->lut;
+  if (names.size() != lut.layers.size())
+    return invalid_argument("deployment of " + std::to_string(names.size()) + " layers, LUT of " +
+                            std::to_string(lut.layers.size()));
+  std::vector<int> idx = lut_indices(lut, names);
+  out->int8_layers = out->f32_layers = 0;
+  for (size_t i = 1; i < idx.size(); ++i) {
+    if (idx[i] < 0) return invalid_argument("layer '" + lut.layers[i].name + "': '" + names[i] + "' is not in the LUT");
+    const Impl& m = lut.layers[i].impls[idx[i]];
+    if (m.is_fused_consumer()) continue;  // computed by its producer
+    (m.dtype == DType::kF32 ? out->f32_layers : out->int8_layers) += 1;
+  }
+  out->names = names;
+  out->predicted_ms = predict_latency_ms(s_->problem, idx);
+  out->predicted_memory_bytes = double(predict_memory_bytes(s_->problem, idx));
+  return Status::ok();
+}
+
+Status Evaluator::plan(const std::vector<std::string>& names, bool time_steps, std::unique_ptr<Executor>* out) const {
+  const State& s = *s_;
+  std::vector<ImplDesc> a;
+  LW_RETURN_IF_ERROR(assignment_from_names(*s.net, *s.lut, names, &a));
+  DeploymentOptions d;
+  d.registry = s.o.registry;
+  d.lut = s.lut;
+  d.quant = s.quant;
+  d.time_steps = time_steps;
+  return plan_deployment(*s.net, a, d, out);
+}
+
+Status Evaluator::measure(const std::string& label, const std::vector<std::string>& names, Measurement* out,
+                          const Protocol* timing) {
+  State& s = *s_;
+  auto fail = [&](const Status& st) { return Status(st.code(), label + ": " + st.message()); };
+  Measurement m;
+  m.label = label;
+  Status st = predict(names, &m);
+  if (!st.is_ok()) return fail(st);
+  std::unique_ptr<Executor> ex;
+  if (!(st = plan(names, false, &ex)).is_ok()) return fail(st);
+  m.memory = ex->memory();
+  if (!(st = time_deployment(*ex, s.sample, timing ? *timing : s.o.timing, &m.latency)).is_ok()) return fail(st);
+  const int total = s.metric == "top1" ? s.o.test_images : int(s.inputs.size());
+  int done = 0;
+  Forward f = [&](const Tensor& x, Tensor* y) {
+    if (s.o.progress && ++done % 64 == 0) s.o.progress(label, double(done) / total);
+    return ex->run(x, y);
+  };
+  if (s.metric == "top1") {
+    st = top1_accuracy(f, s.test, 0, s.o.test_images, &m.accuracy);
+  } else {
+    // The reference outputs were computed once; x is an element of s.inputs.
+    Forward ref = [&](const Tensor& x, Tensor* y) {
+      *y = s.ref[size_t(&x - s.inputs.data())];
+      return Status::ok();
+    };
+    st = fidelity(f, ref, s.inputs, &m.accuracy);
+  }
+  if (!st.is_ok()) return fail(st);
+  *out = std::move(m);
+  return Status::ok();
+}
+
+Status read_solutions_csv(const std::string& path, const Lut& lut, const std::string& prefix,
+                          std::vector<FilterCandidate>* out) {
+  std::ifstream f(path);
+  if (!f) return io_error(path + ": cannot open (run `layerwise search --out DIR` first)");
+  std::string line;
+  if (!std::getline(f, line) || line.rfind("latency_ms,memory_bytes,assignment", 0) != 0)
+    return parse_error(path + ": line 1: expected the header latency_ms,memory_bytes,assignment");
+  out->clear();
+  for (int row = 2; std::getline(f, line); ++row) {
+    if (line.empty()) continue;
+    auto bad = [&](const std::string& why) { return parse_error(path + ": line " + std::to_string(row) + ": " + why); };
+    size_t c1 = line.find(','), c2 = c1 == std::string::npos ? c1 : line.find(',', c1 + 1);
+    if (c2 == std::string::npos) return bad("expected three columns");
+    FilterCandidate c;
+    char id[32];
+    std::snprintf(id, sizeof id, "-%04d", row - 2);
+    c.id = prefix + id;
+    try {
+      c.predicted_ms = std::stod(line.substr(0, c1));
+      c.predicted_memory_bytes = std::stod(line.substr(c1 + 1, c2 - c1 - 1));
+    } catch (const std::exception&) {
+      return bad("latency or memory is not a number");
+    }
+    std::string names = line.substr(c2 + 1);
+    if (names.size() >= 2 && names.front() == '"' && names.back() == '"') names = names.substr(1, names.size() - 2);
+    std::stringstream ss(names);
+    for (std::string n; std::getline(ss, n, ';');) c.impls.push_back(n);
+    if (c.impls.size() != lut.layers.size())
+      return bad(std::to_string(c.impls.size()) + " implementations for a LUT of " + std::to_string(lut.layers.size()) +
+                 " layers (solutions of another model?)");
+    out->push_back(std::move(c));
+  }
+  return Status::ok();
+}
+
+const Measurement* FilterResult::find(const std::string& label) const {
+  for (const auto* v : {&measured, &references})
+    for (const Measurement& m : *v)
+      if (m.label == label) return &m;
+  return nullptr;
+}
+
+}  // namespace lw

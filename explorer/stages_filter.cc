@@ -1,0 +1,235 @@
+// The filter and Pareto stages (explorer/stages.h): measuring, choosing, filter.json, fronts.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "explorer/baselines.h"
+#include "explorer/stages.h"
+#include "libs/ir/network_json.h"
+
+namespace lw {
+
+namespace {
+
+using nlohmann::json;
+
+// Memory on the fronts: what the heap really grew by while planning (weights, arena,
+// workspace and whatever the libraries allocate), falling back to the planned sum.
+double measured_memory(const Measurement& m) {
+  return m.memory.measured_heap_bytes > 0 ? double(m.memory.measured_heap_bytes) : double(m.memory.peak_bytes());
+}
+
+Status make_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return ec ? io_error("cannot create " + dir + ": " + ec.message()) : Status::ok();
+}
+
+Status measure_references(Evaluator& ev, std::vector<Measurement>* out) {
+  for (const char* label : kReferenceLabels) {
+    NamedDeployment d;
+    Status s = baseline_deployment(ev.lut(), label, ev.options().max_threads, &d);
+    if (s.code() == StatusCode::kUnsupported) continue;  // e.g. a LUT without int8 or openblas
+    LW_RETURN_IF_ERROR(s);
+    Measurement m;
+    LW_RETURN_IF_ERROR(ev.measure(label, d.names, &m));
+    out->push_back(std::move(m));
+  }
+  return Status::ok();
+}
+
+json measurement_json(const Measurement& m) {
+  return json{{"label", m.label},
+              {"predicted_ms", m.predicted_ms},
+              {"predicted_memory_bytes", m.predicted_memory_bytes},
+              {"latency_ms", {{"median", m.latency.median}, {"min", m.latency.min}, {"p90", m.latency.p90},
+                              {"cv", m.latency.cv}, {"runs", m.latency.runs}}},
+              {"accuracy", {{"metric", m.accuracy.metric}, {"images", m.accuracy.images},
+                            {"top1", m.accuracy.top1}, {"sqnr_db", m.accuracy.metric == "fidelity" ? json(m.accuracy.sqnr_db) : json()}}},
+              {"memory_bytes", {{"arena", m.memory.arena_bytes}, {"workspace", m.memory.workspace_bytes},
+                                {"weights", m.memory.weight_bytes}, {"planned_peak", m.memory.peak_bytes()},
+                                {"measured_heap", m.memory.measured_heap_bytes}}},
+              {"int8_layers", m.int8_layers},
+              {"f32_layers", m.f32_layers},
+              {"implementations", m.names}};
+}
+
+Measurement measurement_from(const json& j) {
+  Measurement m;
+  m.label = j.at("label");
+  m.predicted_ms = j.at("predicted_ms");
+  m.predicted_memory_bytes = j.at("predicted_memory_bytes");
+  const json& l = j.at("latency_ms");
+  m.latency = LatencyStats{l.at("median"), l.at("min"), l.at("p90"), l.at("cv"), l.at("runs")};
+  const json& a = j.at("accuracy");
+  m.accuracy.metric = a.at("metric");
+  m.accuracy.images = a.at("images");
+  m.accuracy.top1 = a.at("top1");
+  if (a.at("sqnr_db").is_number()) m.accuracy.sqnr_db = a.at("sqnr_db");
+  const json& b = j.at("memory_bytes");
+  m.memory.arena_bytes = b.at("arena");
+  m.memory.workspace_bytes = b.at("workspace");
+  m.memory.weight_bytes = b.at("weights");
+  m.memory.measured_heap_bytes = b.at("measured_heap");
+  m.int8_layers = j.at("int8_layers");
+  m.f32_layers = j.at("f32_layers");
+  m.names = j.at("implementations").get<std::vector<std::string>>();
+  return m;
+}
+
+std::string filtered_csv(const FilterResult& r) {
+  std::vector<FilterCandidate> rows = r.candidates;
+  for (const Measurement& m : r.references) {  // the marked points, for the table
+    FilterCandidate c;
+    c.id = m.label;
+    c.predicted_ms = m.predicted_ms;
+    c.measured = true;
+    c.measured_ms = m.latency.median;
+    c.accuracy = m.accuracy.top1;
+    c.peak_memory_bytes = measured_memory(m);
+    c.rejected_because = "reference deployment, not a candidate";
+    rows.push_back(c);
+  }
+  return filter_csv(rows);
+}
+
+}  // namespace
+
+Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const FilterConstraints& k,
+                  const std::string& out_dir, FilterResult* out) {
+  FilterResult r;
+  r.model = ev.network().name;
+  r.metric = ev.metric();
+  r.constraints = k;
+  std::vector<size_t> band = select_in_band(candidates, k);
+  LW_RETURN_IF_ERROR(measure_references(ev, &r.references));
+  for (size_t n = 0; n < band.size(); ++n) {
+    FilterCandidate& c = candidates[band[n]];
+    Measurement m;
+    LW_RETURN_IF_ERROR(ev.measure(c.id, c.impls, &m));
+    c.measured = true;
+    c.measured_ms = m.latency.median;
+    c.accuracy = m.accuracy.top1;
+    c.peak_memory_bytes = measured_memory(m);
+    r.measured.push_back(std::move(m));
+  }
+  // The accuracy-drop base: the f32 reference deployment (Ref-FP32; Opt-FP32 when the LUT
+  // has no OpenBLAS convolution).
+  const Measurement* base = nullptr;
+  for (const char* label : {"ref-fp32", "opt-fp32"})
+    for (const Measurement& m : r.references)
+      if (!base && m.label == label) base = &m;
+  if (!base) return unsupported("filter: the LUT has no f32 reference deployment to compare accuracy with");
+  r.reference_accuracy = base->accuracy.top1;
+  apply_constraints(candidates, r.reference_accuracy, k);
+  const FilterCandidate* chosen = nullptr;
+  for (const FilterCandidate& c : candidates)
+    if (c.kept && (!chosen || c.measured_ms < chosen->measured_ms)) chosen = &c;
+  if (chosen) r.chosen = chosen->id;
+  r.candidates = std::move(candidates);
+  LW_RETURN_IF_ERROR(make_dir(out_dir));
+  LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/filtered.csv", filtered_csv(r)));
+  LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/filter.json", filter_json(r)));
+  *out = std::move(r);
+  return Status::ok();
+}
+
+std::string filter_json(const FilterResult& r) {
+  json j{{"format", "layerwise-filter/1"}, {"model", r.model}, {"metric", r.metric},
+         {"reference_accuracy", r.reference_accuracy}, {"chosen", r.chosen}};
+  j["constraints"] = {{"latency_band_pct", r.constraints.latency_band_pct},
+                      {"max_candidates", r.constraints.max_candidates},
+                      {"max_accuracy_drop_pct", r.constraints.max_accuracy_drop_pct},
+                      {"max_memory_bytes", r.constraints.max_memory_bytes ? json(*r.constraints.max_memory_bytes) : json()}};
+  json cands = json::array();
+  for (const FilterCandidate& c : r.candidates)
+    cands.push_back({{"id", c.id}, {"predicted_ms", c.predicted_ms}, {"predicted_memory_bytes", c.predicted_memory_bytes},
+                     {"measured", c.measured}, {"kept", c.kept}, {"rejected_because", c.rejected_because},
+                     {"implementations", c.impls}});
+  j["candidates"] = cands;
+  j["measured"] = json::array();
+  for (const Measurement& m : r.measured) j["measured"].push_back(measurement_json(m));
+  j["references"] = json::array();
+  for (const Measurement& m : r.references) j["references"].push_back(measurement_json(m));
+  return j.dump(1) + "\n";
+}
+
+Status load_filter_result(const std::string& path, FilterResult* out) {
+  std::string text;
+  LW_RETURN_IF_ERROR(read_file(path, &text));
+  try {
+    json j = json::parse(text);
+    if (j.at("format") != "layerwise-filter/1") return parse_error(path + ": not a layerwise-filter/1 file");
+    FilterResult r;
+    r.model = j.at("model");
+    r.metric = j.at("metric");
+    r.reference_accuracy = j.at("reference_accuracy");
+    r.chosen = j.at("chosen");
+    const json& k = j.at("constraints");
+    r.constraints.latency_band_pct = k.at("latency_band_pct");
+    r.constraints.max_candidates = k.at("max_candidates");
+    r.constraints.max_accuracy_drop_pct = k.at("max_accuracy_drop_pct");
+    if (k.at("max_memory_bytes").is_number()) r.constraints.max_memory_bytes = k.at("max_memory_bytes").get<double>();
+    for (const json& m : j.at("measured")) r.measured.push_back(measurement_from(m));
+    for (const json& m : j.at("references")) r.references.push_back(measurement_from(m));
+    for (const json& c : j.at("candidates")) {
+      FilterCandidate x;
+      x.id = c.at("id");
+      x.predicted_ms = c.at("predicted_ms");
+      x.predicted_memory_bytes = c.at("predicted_memory_bytes");
+      x.measured = c.at("measured");
+      x.kept = c.at("kept");
+      x.rejected_because = c.at("rejected_because");
+      x.impls = c.at("implementations").get<std::vector<std::string>>();
+      if (const Measurement* m = r.find(x.id)) {
+        x.measured_ms = m->latency.median;
+        x.accuracy = m->accuracy.top1;
+        x.peak_memory_bytes = measured_memory(*m);
+      }
+      r.candidates.push_back(std::move(x));
+    }
+    *out = std::move(r);
+  } catch (const json::exception& e) {
+    return parse_error(path + ": " + e.what());
+  }
+  return Status::ok();
+}
+
+std::vector<ParetoPoint> pareto_points(const FilterResult& r, std::vector<bool>* mixed) {
+  std::vector<ParetoPoint> p;
+  mixed->clear();
+  auto add = [&](const Measurement& m, const std::string& label) {
+    p.push_back(ParetoPoint{label, m.latency.median, m.accuracy.top1, measured_memory(m)});
+    mixed->push_back(m.mixed_precision());
+  };
+  for (const Measurement& m : r.measured) add(m, m.label == r.chosen ? "chosen" : m.label);
+  for (const Measurement& m : r.references) add(m, m.label);
+  return p;
+}
+
+Status run_pareto(const FilterResult& r, const std::string& out_dir, ParetoSummary* summary) {
+  LW_RETURN_IF_ERROR(make_dir(out_dir));
+  std::vector<bool> mixed;
+  std::vector<ParetoPoint> p = pareto_points(r, &mixed);
+  if (p.empty()) return invalid_argument("pareto: the filter measured nothing");
+  ParetoSummary s;
+  s.points = int(p.size());
+  const std::string what = r.metric == "top1" ? "top-1 on the Fashion-MNIST test split"
+                                              : "FIDELITY (top-1 agreement with f32), random weights";
+  for (SecondAxis axis : {SecondAxis::kAccuracy, SecondAxis::kMemory}) {
+    bool acc = axis == SecondAxis::kAccuracy;
+    std::vector<size_t> front = pareto_front(p, axis);
+    int m = 0;
+    for (size_t i : front) m += mixed[i];
+    (acc ? s.accuracy_front : s.memory_front) = int(front.size());
+    (acc ? s.mixed_on_accuracy_front : s.mixed_on_memory_front) = m;
+    std::string title = r.model + ": latency vs " + (acc ? what : std::string("measured peak memory")) +
+                        " (measured on this device)";
+    LW_RETURN_IF_ERROR(write_pareto(p, axis, out_dir + (acc ? "/pareto_accuracy" : "/pareto_memory"), title));
+  }
+  if (summary) *summary = s;
+  return Status::ok();
+}
+
+}  // namespace lw

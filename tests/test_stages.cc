@@ -1,0 +1,218 @@
+// The filter / Pareto / replay stages on tiny networks with real (2-run) LUTs: reference
+// points, choice of the fastest kept candidate, filter.json round trip, fronts, replay
+// breakdown consistent with the cost model, solutions.csv parsing, a missing dataset.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+#include "env/profiler.h"
+#include "explorer/baselines.h"
+#include "explorer/replay.h"
+#include "explorer/stages.h"
+#include "libs/exec/backends.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+namespace fs = std::filesystem;
+
+namespace {
+Network tiny(Shape in, const std::string& name) {
+  NetBuilder b(name, in);
+  int x = b.act(b.conv(0, 16, 3), LayerKind::kRelu);
+  x = b.act(b.conv(x, 16, 3, 2, 1, 16), LayerKind::kRelu6);
+  x = b.conv(x, 24, 1, 1, 0);
+  b.fc(b.flatten(b.global_avg_pool(x)), 10);
+  Network net = b.finish();
+  init_random_weights(net, 3);
+  return net;
+}
+
+Lut profile(const Network& net) {
+  ProfileOptions o;
+  o.protocol.warmup = 0;
+  o.protocol.runs = o.protocol.max_runs = 2;
+  Lut l;
+  REQUIRE(profile_network(net, default_registry(), o, &l).is_ok());
+  return l;
+}
+
+struct Fixture {
+  Network net = tiny(Shape{1, 8, 14, 14}, "tiny");  // random weights: fidelity
+  Lut lut = profile(net);
+};
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+EvalOptions eval_options() {
+  EvalOptions o;
+  o.registry = &default_registry();
+  o.fidelity_inputs = 4;
+  o.calibration_images = 4;
+  o.test_images = 20;
+  o.timing = Protocol{0, 2, 0.0, 2, 1.0};
+  return o;
+}
+
+std::string temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("lw_stages_" + std::to_string(::getpid()) + "_" + name);
+  fs::create_directories(p);
+  return p.string();
+}
+
+FilterCandidate candidate(const Lut& lut, const std::string& label, const std::string& id) {
+  NamedDeployment d;
+  REQUIRE(baseline_deployment(lut, label, 2, &d).is_ok());
+  FilterCandidate c;
+  c.id = id;
+  c.impls = d.names;
+  c.predicted_ms = d.predicted_ms;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("filter measures the references, keeps by constraint and chooses the fastest kept") {
+  Fixture& f = fixture();
+  std::unique_ptr<Evaluator> ev;
+  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
+  CHECK(ev->metric() == "fidelity");
+  std::vector<FilterCandidate> c = {candidate(f.lut, "opt-fp32", "a"), candidate(f.lut, "ref-fp32", "b"),
+                                    candidate(f.lut, "native", "c"), candidate(f.lut, "all-int8", "d")};
+  FilterConstraints k;
+  k.latency_band_pct = 1e6;  // everything in the band
+  k.max_accuracy_drop_pct = 100;
+  const std::string dir = temp_dir("filter");
+  FilterResult r;
+  Status s = run_filter(*ev, c, k, dir, &r);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  REQUIRE(r.references.size() == 3);
+  for (const Measurement& m : r.references) CHECK(m.latency.median > 0);
+  const Measurement* ref = r.find("ref-fp32");
+  const Measurement* int8 = r.find("all-int8");
+  REQUIRE(ref);
+  REQUIRE(int8);
+  CHECK(ref->accuracy.top1 == 1.0);         // f32 vs the f32 reference: same argmax ...
+  CHECK(ref->accuracy.sqnr_db > 80);        // ... to float rounding
+  CHECK(int8->int8_layers > 0);
+  CHECK(int8->accuracy.sqnr_db < 60);       // really quantised
+  CHECK(r.reference_accuracy == ref->accuracy.top1);
+  std::set<std::vector<std::string>> distinct;
+  for (const FilterCandidate& x : c) distinct.insert(x.impls);
+  REQUIRE(distinct.size() >= 3);
+  REQUIRE(r.measured.size() == distinct.size());
+  REQUIRE(!r.chosen.empty());
+  const Measurement* chosen = r.find(r.chosen);
+  REQUIRE(chosen);
+  for (const Measurement& m : r.measured) CHECK(chosen->latency.median <= m.latency.median);
+  CHECK(fs::exists(dir + "/filtered.csv"));
+
+  FilterResult back;
+  REQUIRE(load_filter_result(dir + "/filter.json", &back).is_ok());
+  CHECK(back.chosen == r.chosen);
+  CHECK(back.candidates.size() == c.size());
+  CHECK(back.references.size() == 3);
+  CHECK(back.find("all-int8")->names == int8->names);
+  CHECK(back.find("all-int8")->accuracy.sqnr_db == doctest::Approx(int8->accuracy.sqnr_db));
+
+  std::vector<bool> mixed;
+  std::vector<ParetoPoint> p = pareto_points(back, &mixed);
+  REQUIRE(p.size() == r.measured.size() + 3);
+  int chosen_points = 0;
+  for (const ParetoPoint& x : p) chosen_points += x.label == "chosen";
+  CHECK(chosen_points == 1);
+  ParetoSummary sum;
+  REQUIRE(run_pareto(back, dir, &sum).is_ok());
+  CHECK(sum.points == int(p.size()));
+  for (const char* file : {"pareto_accuracy.csv", "pareto_accuracy.png", "pareto_memory.svg"}) CHECK(fs::exists(dir + "/" + file));
+
+  // A memory cap below every candidate rejects all of them: nothing is chosen.
+  k.max_memory_bytes = 1;
+  REQUIRE(run_filter(*ev, c, k, dir, &r).is_ok());
+  CHECK(r.chosen.empty());
+  for (const FilterCandidate& x : r.candidates)
+    if (x.measured) CHECK(x.rejected_because.find("peak memory") == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accuracy reported") {
+  Fixture& f = fixture();
+  std::unique_ptr<Evaluator> ev;
+  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
+  NamedDeployment d;
+  REQUIRE(baseline_deployment(f.lut, "opt-int8", 2, &d).is_ok());
+  const std::string dir = temp_dir("replay");
+  ReplayOptions o;
+  o.runs = 3;
+  o.warmup = 1;
+  ReplayResult r;
+  Status s = run_replay(*ev, "opt-int8", d.names, o, dir, &r);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  CHECK(r.end_to_end.predicted_ms == doctest::Approx(d.predicted_ms));
+  CHECK(r.end_to_end.latency.runs == 3);
+  REQUIRE(r.layers.size() == f.lut.layers.size() - 1);
+  double lut_sum = 0;
+  for (const ReplayLayer& l : r.layers) lut_sum += l.lut_ms + l.lut_conversion_ms;
+  CHECK(lut_sum == doctest::Approx(r.end_to_end.predicted_ms).epsilon(1e-9));
+  CHECK(r.steps_sum_ms > 0);
+  CHECK(r.end_to_end.memory.peak_bytes() > 0);
+  CHECK(r.end_to_end.accuracy.metric == "fidelity");
+  CHECK(fs::exists(dir + "/replay.json"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is one line naming the file") {
+  const Lut& lut = fixture().lut;
+  std::string names;
+  for (size_t i = 0; i < lut.layers.size(); ++i) names += (i ? ";" : "") + lut.layers[i].impls[0].name;
+  const std::string dir = temp_dir("csv");
+  std::ofstream(dir + "/ok.csv") << "latency_ms,memory_bytes,assignment\n1.5,2048,\"" << names << "\"\n0.5,10,\"" << names << "\"\n";
+  std::vector<FilterCandidate> c;
+  REQUIRE(read_solutions_csv(dir + "/ok.csv", lut, "ql", &c).is_ok());
+  REQUIRE(c.size() == 2);
+  CHECK(c[1].id == "ql-0001");
+  CHECK(c[1].predicted_ms == 0.5);
+  CHECK(c[0].predicted_memory_bytes == 2048);
+  CHECK(c[0].impls.size() == lut.layers.size());
+  std::ofstream(dir + "/bad_header.csv") << "x,y\n";
+  std::ofstream(dir + "/short.csv") << "latency_ms,memory_bytes,assignment\n1,2,\"a;b\"\n";
+  for (const char* bad : {"bad_header.csv", "short.csv", "missing.csv"}) {
+    Status s = read_solutions_csv(dir + "/" + bad, lut, "x", &c);
+    CHECK_FALSE(s.is_ok());
+    CHECK(s.message().find(bad) != std::string::npos);
+    CHECK(s.message().find('\n') == std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Fashion-MNIST models: top-1 on the test split; a missing dataset is one line naming the file") {
+  Network net = tiny(Shape{1, 1, 32, 32}, "tiny_fm");
+  ProfileOptions po;
+  po.libraries = {Library::kNative};
+  po.threads = {1};
+  po.protocol.warmup = 0;
+  po.protocol.runs = po.protocol.max_runs = 1;
+  Lut lut;
+  REQUIRE(profile_network(net, default_registry(), po, &lut).is_ok());
+  EvalOptions o = eval_options();
+  o.data_dir = "/nonexistent/fashion-mnist";
+  std::unique_ptr<Evaluator> ev;
+  Status s = Evaluator::create(net, lut, o, &ev);
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.message().find("/nonexistent/fashion-mnist/t10k") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+  o.data_dir = "";
+  REQUIRE(Evaluator::create(net, lut, o, &ev).is_ok());
+  CHECK(ev->metric() == "top1");
+  NamedDeployment d;
+  REQUIRE(baseline_deployment(lut, "opt-fp32", 1, &d).is_ok());
+  Measurement m;
+  REQUIRE(ev->measure("opt-fp32", d.names, &m).is_ok());
+  CHECK(m.accuracy.images == 20);
+  CHECK(m.accuracy.metric == "top1");
+  // A LUT of another network is refused.
+  REQUIRE_FALSE(Evaluator::create(fixture().net, lut, o, &ev).is_ok());
+}
