@@ -77,7 +77,7 @@ void run_executor(const Args& args, const Network& net, const Tensor& x, const T
   }
   const MemoryReport& m = ex->memory();
   int convs = 0;
-  for (const StepInfo& s : ex->steps()) convs += s.conversion;
+  for (const ExecStep& s : ex->steps()) convs += s.conversion;
   std::printf("executor %s (%zu steps, %d conversions)\n", args.has("assign") ? args.get("assign").c_str() : ("--all " + args.get("all")).c_str(),
               ex->steps().size(), convs);
   std::printf("time     median %.3f ms, min %.3f ms over %d runs\n", times[times.size() / 2], times[0], reps);
@@ -86,7 +86,7 @@ void run_executor(const Args& args, const Network& net, const Tensor& x, const T
               m.workspace_bytes / 1048576.0, m.weight_bytes / 1048576.0, m.measured_heap_bytes / 1048576.0);
   std::printf("error    max abs %.3g, max rel %.3g (vs reference, relative to max |ref|)\n", max_abs, max_abs / scale);
   if (args.flag("per-layer"))
-    for (const StepInfo& s : ex->steps()) std::printf("  %8.3f ms  %s\n", s.last_ms, s.name.c_str());
+    for (const ExecStep& s : ex->steps()) std::printf("  %8.3f ms  %s\n", s.last_ms, s.name.c_str());
   print_top(y);
 }
 

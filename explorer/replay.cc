@@ -53,7 +53,7 @@ std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::s
   for (const Problem::Edge& e : p.edges) rows[e.consumer].lut_conversion_ms += p.edge_cost(e, a[e.producer], a[e.consumer]);
   rows.back().lut_conversion_ms += p.out_ms[a[p.n - 1]];
   for (size_t s = 0; s < ex.steps().size(); ++s) {
-    const StepInfo& st = ex.steps()[s];
+    const ExecStep& st = ex.steps()[s];
     if (st.layer < 1 || st.layer >= int(rows.size())) continue;
     ReplayLayer& r = rows[st.layer];
     if (st.conversion) {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "explorer/config.h"  // kDefaultReplayRuns
 #include "explorer/stages.h"
 
 namespace lw {
 
-constexpr int kDefaultReplayRuns = 50;
 constexpr int kDefaultReplayWarmup = 3;
 
 struct ReplayOptions {

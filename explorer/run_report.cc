@@ -63,6 +63,9 @@ std::string summary_markdown(const RunSummary& s) {
     << (s.lut_reused ? "reused" : "profiled in " + fmt("%.0f s", s.profile_s)) << ")\n\n";
   o << "## Deployments measured on this device\n\n";
   deployments_table(s, o);
+  if (!s.chosen.empty())
+    o << "\nReplay of the chosen deployment: measured latency " << fmt("%+.1f %%", s.replay_gap_pct)
+      << " vs the LUT prediction (replay.json has the per-layer breakdown).\n";
   o << "\n## Search\n\n";
   search_table(s, o);
   o << "\n## Chosen implementation per layer\n\n";

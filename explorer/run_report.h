@@ -41,6 +41,7 @@ struct RunSummary {
   double exact_optimum_ms = 0;    // certified optimum of the LUT (for gaps)
   std::vector<MeasuredPoint> points;
   std::vector<std::string> chosen;  // implementation per LUT layer
+  double replay_gap_pct = 0;        // chosen: measured vs predicted latency
   const Lut* lut = nullptr;
 };
 

@@ -1,5 +1,6 @@
 #include "explorer/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -13,6 +14,8 @@
 #include "explorer/cli.h"
 #include "explorer/model_arg.h"
 #include "explorer/progress.h"
+#include "explorer/replay.h"
+#include "explorer/stages.h"
 #include "explorer/run_report.h"
 #include "explorer/search_io.h"
 #include "libs/exec/backends.h"
@@ -284,6 +287,74 @@ void check_feasible(const ExperimentConfig& c, const Network& net, const std::st
                   *c.max_memory_mib, net.name.c_str(), (long long)total_params(net), floor_mib);
     throw UsageError(origin + ": /search/max_memory_mib: " + buf);
   }
+}
+
+}  // namespace
+
+namespace {
+
+EvalOptions eval_options(const ExperimentConfig& c, bool quiet, ProgressLine* line) {
+  EvalOptions e;
+  e.test_images = c.test_images;
+  e.calibration_images = c.calibration_images;
+  e.fidelity_inputs = c.fidelity_inputs;
+  e.max_threads = *std::max_element(c.threads.begin(), c.threads.end());
+  if (!quiet)
+    e.progress = [line](const std::string& what, double f) { line->update("measure " + what, f, 0); };
+  return e;
+}
+
+std::vector<FilterCandidate> search_candidates(const Run& r) {
+  std::vector<FilterCandidate> all;
+  for (const AgentOutcome& a : r.searches) {
+    std::string prefix = a.agent + "-s" + std::to_string(a.seed);
+    std::vector<FilterCandidate> v;
+    ok_or_throw(read_solutions_csv(r.dir + "/search/" + a.agent + "__s" + std::to_string(a.seed) + "/solutions.csv",
+                                   r.lut, prefix, &v));
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  return all;
+}
+
+MeasuredPoint point_of(const std::string& label, const Measurement& m) {
+  return {label, m.predicted_ms, m.latency.median, m.accuracy.top1, m.accuracy.metric, double(m.memory.peak_bytes())};
+}
+
+// filter → pareto → replay, each skipped when the run already finished it.
+void run_measure_stages(Run& r, RunSummary& sum) {
+  ProgressLine line(r.opt.quiet);
+  std::unique_ptr<Evaluator> ev;
+  ok_or_throw(Evaluator::create(r.net, r.lut, eval_options(r.cfg, r.opt.quiet, &line), &ev));
+  FilterResult fr;
+  if (stage_done(r, "filter") && load_filter_result(r.dir + "/filter.json", &fr).is_ok()) {
+  } else {
+    FilterConstraints k;
+    k.latency_band_pct = r.cfg.latency_band_pct;
+    k.max_candidates = r.cfg.filter_candidates;
+    k.max_accuracy_drop_pct = r.cfg.max_accuracy_drop_pct;
+    if (r.cfg.max_memory_mib) k.max_memory_bytes = *r.cfg.max_memory_mib * 1048576.0;
+    ok_or_throw(run_filter(*ev, search_candidates(r), k, r.dir, &fr));
+    line.finish();
+    finish_stage(r, "filter");
+  }
+  ParetoSummary ps;
+  ok_or_throw(run_pareto(fr, r.dir, &ps));
+  finish_stage(r, "pareto");
+  for (const Measurement& m : fr.references) sum.points.push_back(point_of(m.label, m));
+  const Measurement* chosen = fr.chosen.empty() ? nullptr : fr.find(fr.chosen);
+  if (!chosen) {
+    std::fprintf(stderr, "filter: no candidate met the constraints; nothing to replay (see %s/filtered.csv)\n",
+                 r.dir.c_str());
+    return;
+  }
+  ReplayOptions ro;
+  ro.runs = r.cfg.replay_runs;
+  ReplayResult rr;
+  ok_or_throw(run_replay(*ev, "chosen", chosen->names, ro, r.dir, &rr));
+  finish_stage(r, "replay");
+  sum.points.push_back(point_of("chosen (" + fr.chosen + ")", rr.end_to_end));
+  sum.chosen = chosen->names;
+  sum.replay_gap_pct = rr.gap_pct;
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "env/lut.h"
 #include "env/measure.h"
 #include "explorer/accuracy.h"
+#include "explorer/config.h"
 #include "explorer/filter.h"
 #include "explorer/pareto.h"
 #include "libs/exec/executor.h"
@@ -26,9 +27,7 @@
 
 namespace lw {
 
-constexpr int kDefaultTestImages = 2000;        // Fashion-MNIST test images per deployment
-constexpr int kDefaultCalibrationImages = 256;  // train images (or random inputs) for int8
-constexpr int kDefaultFidelityInputs = 16;      // random-weight models: inputs vs the f32 reference
+// kDefaultTestImages, kDefaultCalibrationImages, kDefaultFidelityInputs: explorer/config.h.
 constexpr int kDefaultTimingRuns = 10;          // timed end-to-end runs per filtered deployment
 /// Overrides the Fashion-MNIST directory (the CLI's --data-dir wins over it).
 constexpr char kDataDirEnv[] = "LAYERWISE_FASHION_MNIST_DIR";

@@ -57,7 +57,7 @@ namespace {
 class Planner {
  public:
   Planner(const Network& net, const std::vector<ImplDesc>& a, const PlanOptions& o, Executor::Impl& x,
-          std::vector<StepInfo>& info)
+          std::vector<ExecStep>& info)
       : net_(net), assign_(a), opt_(o), x_(x), info_(info), consumers_(net.consumers()) {}
 
   Status build() {
@@ -169,7 +169,7 @@ class Planner {
   const std::vector<ImplDesc>& assign_;
   const PlanOptions& opt_;
   Executor::Impl& x_;
-  std::vector<StepInfo>& info_;
+  std::vector<ExecStep>& info_;
   std::vector<std::vector<int>> consumers_;
   std::vector<int> source_;       // layer whose output layer i's output is (fused: producer)
   std::map<int, int> native_;     // layer -> value it produced
@@ -207,7 +207,7 @@ Status Executor::plan(const Network& net, const std::vector<ImplDesc>& assignmen
   if (!options.registry) return invalid_argument("plan: no registry");
   const size_t heap0 = heap_in_use();
   auto impl = std::make_unique<Impl>();
-  std::vector<StepInfo> info;
+  std::vector<ExecStep> info;
   Planner planner(net, assignment, options, *impl, info);
   Status s = planner.build();
   if (!s.is_ok()) return {s.code(), "failed to plan " + net.name + ": " + s.message()};

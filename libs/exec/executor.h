@@ -44,7 +44,7 @@ struct MemoryReport {
   size_t measured_heap_bytes = 0;
 };
 
-struct StepInfo {
+struct ExecStep {
   std::string name;        // implementation or conversion name
   int layer = -1;          // layer index, or the consumer layer for a conversion
   bool conversion = false;
@@ -66,7 +66,7 @@ class Executor {
   /// PlanOptions::keep_outputs. A fused activation reads its producer's output.
   Status layer_output(int layer, Tensor* out) const;
   const MemoryReport& memory() const { return memory_; }
-  const std::vector<StepInfo>& steps() const { return info_; }
+  const std::vector<ExecStep>& steps() const { return info_; }
 
  /// Opaque plan state (values, steps, arena).
   struct Impl;
@@ -75,7 +75,7 @@ class Executor {
   explicit Executor(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   MemoryReport memory_;
-  std::vector<StepInfo> info_;
+  std::vector<ExecStep> info_;
 };
 
 }  // namespace lw
