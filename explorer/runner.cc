@@ -295,6 +295,7 @@ namespace {
 
 EvalOptions eval_options(const ExperimentConfig& c, bool quiet, ProgressLine* line) {
   EvalOptions e;
+  e.registry = &default_registry();
   e.test_images = c.test_images;
   e.calibration_images = c.calibration_images;
   e.fidelity_inputs = c.fidelity_inputs;

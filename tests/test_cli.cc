@@ -119,3 +119,106 @@ TEST_CASE("a LUT from another device is refused by search unless forced; a trunc
   fs::remove_all(other + ".d");
   fs::remove_all(lut + ".d");
 }
+
+namespace {
+std::string tiny_experiment(const std::string& tag, const std::string& extra_search = "") {
+  std::string net = write_temp(tag + "_net.json", R"({"name": "tiny_)" + tag + R"(", "layers": [
+    {"name": "in", "kind": "input", "shape": [1, 3, 12, 12]},
+    {"name": "c1", "kind": "conv2d", "inputs": ["in"], "out_channels": 8, "kernel": 3, "padding": 1},
+    {"name": "r1", "kind": "relu", "inputs": ["c1"]},
+    {"name": "c2", "kind": "conv2d", "inputs": ["r1"], "out_channels": 8, "kernel": 3, "stride": 2},
+    {"name": "g", "kind": "global-avg-pool", "inputs": ["c2"]}, {"name": "f", "kind": "flatten", "inputs": ["g"]},
+    {"name": "fc", "kind": "fully-connected", "inputs": ["f"], "out_channels": 5, "bias": true}]})");
+  fs::path out = fs::temp_directory_path() / ("lw_cli_" + std::to_string(::getpid()) + "_" + tag + "_results");
+  return write_temp(tag + "_exp.json", R"({"model": ")" + net + R"(",
+    "device": {"libraries": ["native", "openblas"], "threads": [1]},
+    "profile": {"warmup": 0, "runs": 2, "max_runs": 2, "max_seconds": 0.1},
+    "search": {"agents": ["greedy", {"agent": "qlearning", "episodes": 300}], "seeds": [3])" + extra_search + R"(},
+    "filter": {"candidates": 3, "calibration_images": 2, "fidelity_inputs": 2},
+    "replay": {"runs": 3}, "output_dir": ")" + out.string() + R"("})");
+}
+
+std::string run_dir_of(const Result& r) {
+  auto at = r.out.find("wrote ");
+  REQUIRE(at != std::string::npos);
+  return r.out.substr(at + 6, r.out.find("/{config.json", at) - at - 6);
+}
+}  // namespace
+
+TEST_CASE("run: the whole pipeline on a tiny model, then again reusing the LUT with the same search result") {
+  std::string exp = tiny_experiment("twice");
+  Result a = run("run " + exp + " --quiet");
+  REQUIRE(a.code == 0);
+  std::string dir_a = run_dir_of(a);
+  for (const char* f : {"config.json", "run.json", "filtered.csv", "replay.json", "summary.md",
+                        "search/greedy__s3/solutions.csv", "search/qlearning__s3/learning_curve.csv"})
+    CHECK(fs::exists(dir_a + "/" + f));
+  CHECK(a.out.find("ref-fp32") != std::string::npos);
+  Result b = run("run " + exp + " --fresh");
+  REQUIRE(b.code == 0);
+  std::string dir_b = run_dir_of(b);
+  CHECK(dir_b != dir_a);
+  CHECK(b.err.find("profile: reusing") != std::string::npos);
+  CHECK(slurp(dir_a + "/search/qlearning__s3/solutions.csv") == slurp(dir_b + "/search/qlearning__s3/solutions.csv"));
+  CHECK(slurp(dir_a + "/search/qlearning__s3/learning_curve.csv") ==
+        slurp(dir_b + "/search/qlearning__s3/learning_curve.csv"));
+  fs::remove_all(fs::path(dir_a).parent_path());
+}
+
+TEST_CASE("run: an interrupted run resumes in its own directory, keeping finished stages") {
+  std::string exp = tiny_experiment("resume");
+  Result a = run("run " + exp + " --quiet");
+  REQUIRE(a.code == 0);
+  std::string dir = run_dir_of(a);
+  // Simulate a run killed during replay: the state file says so and replay.json is missing.
+  std::string state = slurp(dir + "/run.json");
+  auto erase = [&](const std::string& what, const std::string& with) {
+    auto at = state.find(what);
+    REQUIRE(at != std::string::npos);
+    state.replace(at, what.size(), with);
+  };
+  erase("\"complete\": true", "\"complete\": false");
+  erase("\"replay\": true", "\"replay\": false");
+  std::ofstream(dir + "/run.json") << state;
+  fs::remove(dir + "/replay.json");
+  auto searched = fs::last_write_time(dir + "/search/qlearning__s3/solutions.csv");
+  Result b = run("run " + exp + " --quiet");
+  REQUIRE(b.code == 0);
+  CHECK(run_dir_of(b) == dir);
+  CHECK(b.err.find("resuming unfinished run") != std::string::npos);
+  CHECK(fs::exists(dir + "/replay.json"));
+  CHECK(fs::last_write_time(dir + "/search/qlearning__s3/solutions.csv") == searched);
+  fs::remove_all(fs::path(dir).parent_path());
+}
+
+TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") {
+  struct Case {
+    std::string text, expect;
+  };
+  std::string good = slurp(tiny_experiment("schema"));
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    auto at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+  };
+  const Case cases[] = {
+      {with("\"replay\"", "\"colour\": 1, \"replay\""), "/colour: unknown key"},
+      {with("\"runs\": 2,", "\"runs\": \"two\","), "/profile/runs: expected an integer"},
+      {with("\"openblas\"", "\"cudnn\""), "/device/libraries/1: unknown library 'cudnn'"},
+      {with("\"greedy\"", "\"ppo\""), "/search/agents/0: unknown agent 'ppo'"},
+      {with("\"episodes\": 300", "\"episodes\": 300, \"alpah\": 0.1"), "/search/agents/1: qlearning config"},
+      {with("\"seeds\": [3]", "\"seeds\": [3], \"max_memory_mib\": 0.0001"), "/search/max_memory_mib: 0.0001 MiB is infeasible"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.expect);
+    std::string path = write_temp("bad_exp" + std::to_string(i++) + ".json", c.text);
+    Result r = run("run " + path + " --quiet");
+    CHECK(r.code == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(path) != std::string::npos);
+    CHECK(r.err.find(c.expect) != std::string::npos);
+    CAPTURE(r.err);
+  }
+}
