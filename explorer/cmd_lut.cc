@@ -1,5 +1,6 @@
 // `layerwise lut show`: a per-layer view of a LUT.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "env/lut.h"
@@ -35,18 +36,48 @@ void show(const Lut& lut) {
               sum_fastest);
 }
 
+// Measurement noise between two LUTs of the same model: relative difference of every
+// implementation's median that both measured as ok (layers matched by name, impls by name).
+void diff(const Lut& a, const Lut& b) {
+  std::vector<double> rel;
+  for (size_t i = 1; i < std::min(a.layers.size(), b.layers.size()); ++i) {
+    if (a.layers[i].name != b.layers[i].name) throw UsageError("the LUTs describe different networks");
+    for (const Impl& x : a.layers[i].impls)
+      for (const Impl& y : b.layers[i].impls)
+        if (x.name == y.name && x.ok() && y.ok() && x.latency_ms.median > 0 && y.latency_ms.median > 0)
+          rel.push_back(std::abs(x.latency_ms.median - y.latency_ms.median) / std::min(x.latency_ms.median, y.latency_ms.median));
+  }
+  if (rel.empty()) throw UsageError("no implementation measured in both LUTs");
+  std::sort(rel.begin(), rel.end());
+  auto q = [&](double f) { return 100 * rel[std::min(rel.size() - 1, size_t(f * rel.size()))]; };
+  std::printf("%zu implementation medians in both LUTs; relative difference |a-b|/min(a,b):\n", rel.size());
+  std::printf("median %.1f %%, p75 %.1f %%, p90 %.1f %%, max %.1f %%\n", q(0.5), q(0.75), q(0.9), 100 * rel.back());
+}
+
 int run_lut(const std::vector<std::string>& argv) {
   Args args(argv, {}, {});
   const auto& pos = args.positional();
-  if (pos.size() != 2 || pos[0] != "show") throw UsageError("usage: layerwise lut show <lut.json>");
-  Lut lut;
-  ok_or_throw(load_lut(pos[1], &lut));
-  show(lut);
-  return 0;
+  if (pos.size() == 2 && pos[0] == "show") {
+    Lut lut;
+    ok_or_throw(load_lut(pos[1], &lut));
+    show(lut);
+    return 0;
+  }
+  if (pos.size() == 3 && pos[0] == "diff") {
+    Lut a, b;
+    ok_or_throw(load_lut(pos[1], &a));
+    ok_or_throw(load_lut(pos[2], &b));
+    diff(a, b);
+    return 0;
+  }
+  throw UsageError("usage: layerwise lut show <lut.json> | layerwise lut diff <a.json> <b.json>");
 }
 
-Registrar reg({"lut", "inspect a lookup table (lut show lut.json)",
-               "usage: layerwise lut show <lut.json>\n\n"
+Registrar reg({"lut", "inspect a lookup table (lut show | lut diff)",
+               "usage: layerwise lut show <lut.json>\n       layerwise lut diff <a.json> <b.json>\n\n"
+               "diff: the measurement noise between two profiles of the same model (median, p75, p90\n"
+               "and max relative difference of the implementation medians both measured).\n\n"
+               "show: "
                "Per layer: the number of usable implementations, the fastest one and its median\n"
                "latency, how much slower the slowest usable one is, and the fastest one's memory\n"
                "(packed weights + workspace + output).\n",
