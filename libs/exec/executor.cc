@@ -261,6 +261,8 @@ Status Executor::run(const Tensor& input, Tensor* output) {
   return Status::ok();
 }
 
+void Executor::set_time_steps(bool on) { impl_->time_steps = on; }
+
 Status Executor::layer_output(int layer, Tensor* out) const {
   const Impl& x = *impl_;
   if (!x.keep_outputs) return invalid_argument("layer_output: plan with PlanOptions::keep_outputs");

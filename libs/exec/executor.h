@@ -67,6 +67,9 @@ class Executor {
   Status layer_output(int layer, Tensor* out) const;
   const MemoryReport& memory() const { return memory_; }
   const std::vector<StepInfo>& steps() const { return info_; }
+  /// Switches per-step timing on or off between runs (a benchmark alternates plain runs,
+  /// the figure it reports, with timed ones, which split that figure into steps).
+  void set_time_steps(bool on);
 
  /// Opaque plan state (values, steps, arena).
   struct Impl;

@@ -1,0 +1,105 @@
+// layerwise bench on a real (tiny) LUT: every deployment is planned, measured and correct
+// (f32 outputs match ref-fp32's), a thread cap of 1 keeps every step on one thread, and the
+// speed-ups and reports are consistent with the measured figures.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "env/profiler.h"
+#include "explorer/baselines.h"
+#include "explorer/bench.h"
+#include "libs/exec/backends.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+
+namespace {
+struct Tiny {
+  Network net;
+  Lut lut;
+};
+
+const Tiny& tiny() {
+  static Tiny t = [] {
+    NetBuilder b("tiny_bench", Shape{1, 8, 14, 14});
+    int x = b.act(b.conv(0, 16, 3), LayerKind::kRelu);
+    int y = b.act(b.conv(x, 16, 3, 1, 1, 16), LayerKind::kRelu6);
+    x = b.add(x, y);
+    x = b.conv(x, 24, 1, 1, 0);
+    b.fc(b.flatten(b.global_avg_pool(x)), 10);
+    Tiny r{b.finish(), {}};
+    init_random_weights(r.net, 5);
+    ProfileOptions o;
+    o.protocol.warmup = 0;
+    o.protocol.runs = o.protocol.max_runs = 2;
+    REQUIRE(profile_network(r.net, default_registry(), o, &r.lut).is_ok());
+    return r;
+  }();
+  return t;
+}
+
+std::vector<BenchRow> bench(int cap, std::vector<BenchStep>* steps) {
+  BenchOptions o;
+  o.registry = &default_registry();
+  o.rounds = 3;
+  o.calibration_samples = 2;
+  std::vector<BenchRow> rows;
+  Status s = bench_network(tiny().net, tiny().lut, cap, o, &rows, steps);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  fill_speedups(&rows);
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 computes") {
+  for (int cap : {1, 2}) {
+    CAPTURE(cap);
+    std::vector<BenchStep> steps;
+    std::vector<BenchRow> rows = bench(cap, &steps);
+    REQUIRE(rows.size() == baseline_labels().size());
+    for (const BenchRow& r : rows) {
+      CAPTURE(r.label);
+      REQUIRE(r.status == "ok");
+      CHECK(r.rounds == 3);
+      CHECK(r.measured_ms > 0);
+      CHECK(r.min_ms <= r.measured_ms);
+      CHECK(r.steps >= r.conversions);
+      if (r.label != "opt-int8") CHECK(r.sqnr_db > 60);
+    }
+    CHECK(!steps.empty());
+  }
+}
+
+TEST_CASE("a thread cap of 1 keeps every step, conversions included, on thread set 1") {
+  std::vector<BenchStep> steps;
+  bench(1, &steps);
+  for (const BenchStep& s : steps) {
+    CAPTURE(s.label);
+    CAPTURE(s.name);
+    CHECK(s.name.find("_t2") == std::string::npos);
+  }
+}
+
+TEST_CASE("speed-ups are ratios of the measured medians") {
+  std::vector<BenchStep> steps;
+  std::vector<BenchRow> rows = bench(2, &steps);
+  const BenchRow* ref = nullptr;
+  const BenchRow* best = nullptr;
+  for (const BenchRow& r : rows) {
+    if (r.label == "ref-fp32") ref = &r;
+    if (r.label == r.best_single) best = &r;
+  }
+  REQUIRE(ref);
+  REQUIRE(best);
+  for (const BenchRow& r : rows) {
+    CAPTURE(r.label);
+    CHECK(r.vs_ref == doctest::Approx(ref->measured_ms / r.measured_ms));
+    CHECK(r.vs_best_single == doctest::Approx(best->measured_ms / r.measured_ms));
+    for (const char* single : kBestSingleLabels)
+      if (r.label == single) CHECK(r.measured_ms >= best->measured_ms);
+  }
+  std::string csv = bench_csv(rows);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == int(rows.size()) + 1);
+  std::string md = bench_markdown(rows, "# test");
+  CHECK(md.find("| tiny_bench | 2 |") != std::string::npos);
+}
