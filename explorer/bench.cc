@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 
+#include "env/conversion_costs.h"
 #include "explorer/baselines.h"
 #include "explorer/deployment.h"
 
@@ -165,7 +167,48 @@ void collect_steps(const Lut& lut, const Trial& c, std::vector<BenchStep>* steps
   }
 }
 
+bool above(const Format& f, int max_threads) { return f.threads > max_threads; }
+
+// Converters over formats above the cap go; an unknown name (another registry) stays.
+void drop_converters_above(const Registry& reg, int max_threads, Lut* lut) {
+  std::map<std::string, ConversionDesc> by_name;
+  for (const ConversionEntry& e : reg.conversions()) by_name[e.desc.name()] = e.desc;
+  for (ConverterCosts& cc : lut->converters) {
+    std::vector<std::pair<std::string, double>> kept;
+    for (const auto& [name, ms] : cc.ms) {
+      auto it = by_name.find(name);
+      if (it == by_name.end() || (!above(it->second.from, max_threads) && !above(it->second.to, max_threads)))
+        kept.emplace_back(name, ms);
+    }
+    cc.ms = std::move(kept);
+  }
+}
+
 }  // namespace
+
+Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& reg) {
+  Lut r = restrict_lut(lut, [&](const LutLayer&, const Impl& m) { return m.threads <= max_threads; });
+  drop_converters_above(reg, max_threads, &r);
+  ConversionCostFn cost = lut_conversion_cost(r);
+  std::map<std::string, std::unique_ptr<ConversionGraph>> graphs;  // one per tensor shape
+  std::vector<Conversion> kept;
+  for (Conversion c : r.conversions) {
+    const Format &from = r.formats[c.from_format], &to = r.formats[c.to_format];
+    if (above(from, max_threads) || above(to, max_threads)) continue;
+    const std::vector<int64_t>& d = r.layers[c.producer].out_shape;
+    Shape shape{int(d[0]), int(d[1]), int(d[2]), int(d[3])};
+    auto& g = graphs[shape.to_string()];
+    if (!g) g = std::make_unique<ConversionGraph>(reg, shape, cost);
+    c.chain_ms = g->cost(from, to);
+    if (!(c.chain_ms < kNoPath)) continue;
+    c.chain.clear();
+    for (const ConversionDesc& step : g->chain(from, to)) c.chain.push_back(step.name());
+    c.direct_ms = c.chain.size() == 1 ? c.chain_ms : -1;
+    kept.push_back(std::move(c));
+  }
+  r.conversions = std::move(kept);
+  return r;
+}
 
 double load_average() {
   std::ifstream f("/proc/loadavg");
@@ -187,10 +230,14 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
   return profile_network(net, registry, p, lut);
 }
 
-Status bench_network(const Network& net, const Lut& lut, int max_threads, const BenchOptions& o,
+Status bench_network(const Network& net, const Lut& full_lut, int max_threads, const BenchOptions& o,
                      std::vector<BenchRow>* rows, std::vector<BenchStep>* steps) {
   if (!o.registry) return invalid_argument("bench: no registry");
   const std::vector<std::string>& labels = o.labels.empty() ? baseline_labels() : o.labels;
+  // baseline_deployment caps the impls' thread sets but not the conversion chains, which
+  // the profiler computed over every format: a quantise may detour through thread set 2.
+  const Lut capped = cap_lut_threads(full_lut, max_threads, *o.registry);
+  const Lut& lut = capped;
   std::vector<Trial> all(labels.size());
   std::vector<QuantParams> quant;
   std::vector<Trial*> live;

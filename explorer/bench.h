@@ -66,6 +66,11 @@ struct BenchStep {
 Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
                      const ProfileOptions& profile, Lut* lut, bool* profiled);
 
+/// `lut` as a study capped at `max_threads` must see it: implementations, converters and
+/// conversion chains that use a larger thread set removed, the chains recomputed without
+/// them (the profiler's chains may pass through any thread set).
+Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& registry);
+
 /// Plans every deployment of `net` under thread cap `max_threads` and measures them
 /// interleaved; appends one row per label (unsupported ones with their reason) and the
 /// per-step figures of every measured deployment.

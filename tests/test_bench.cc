@@ -103,3 +103,28 @@ TEST_CASE("speed-ups are ratios of the measured medians") {
   std::string md = bench_markdown(rows, "# test");
   CHECK(md.find("| tiny_bench | 2 |") != std::string::npos);
 }
+
+TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from conversion chains") {
+  // Make every converter touching thread set 2 free, so the profiler-style chains detour
+  // through it wherever a conversion is needed.
+  Lut lut = tiny().lut;
+  for (ConverterCosts& cc : lut.converters)
+    for (auto& [name, ms] : cc.ms)
+      if (name.find("_t2") != std::string::npos) ms = 0;
+      else ms += 1;
+  Lut uncapped = cap_lut_threads(lut, 2, default_registry());
+  int detours = 0;
+  for (const Conversion& c : uncapped.conversions)
+    if (lut.formats[c.from_format].threads == 1 && lut.formats[c.to_format].threads == 1)
+      for (const std::string& step : c.chain) detours += step.find("_t2") != std::string::npos;
+  REQUIRE(detours > 0);  // otherwise this test shows nothing
+  Lut capped = cap_lut_threads(lut, 1, default_registry());
+  REQUIRE(!capped.conversions.empty());
+  for (const Conversion& c : capped.conversions) {
+    CHECK(capped.formats[c.from_format].threads == 1);
+    CHECK(c.chain_ms >= 1);  // every remaining converter costs at least 1
+    for (const std::string& step : c.chain) CHECK(step.find("_t2") == std::string::npos);
+  }
+  for (const LutLayer& l : capped.layers)
+    for (const Impl& m : l.impls) CHECK(m.threads == 1);
+}
