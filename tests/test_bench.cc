@@ -8,6 +8,9 @@
 #include "env/profiler.h"
 #include "explorer/baselines.h"
 #include "explorer/bench.h"
+#include "explorer/deployment.h"
+#include "libs/exec/assignment.h"
+#include "libs/exec/executor.h"
 #include "libs/exec/backends.h"
 #include "libs/zoo/zoo_builder.h"
 
@@ -127,4 +130,50 @@ TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from convers
   }
   for (const LutLayer& l : capped.layers)
     for (const Impl& m : l.impls) CHECK(m.threads == 1);
+}
+
+namespace {
+std::string pool_of(const StepInfo& s) {
+  if (s.conversion) return "native";
+  for (const char* lib : {"xnnpack", "torch", "openblas"})
+    if (s.name.find(std::string("_") + lib + "_") != std::string::npos) return lib;
+  return "native";
+}
+}  // namespace
+
+TEST_CASE("2-thread steps park their pool's workers exactly where the next 2-thread step changes pool") {
+  const Network& net = tiny().net;
+  std::vector<ImplDesc> mixed, native;
+  REQUIRE(library_assignment(net, default_registry(), Library::kXnnpack, 2, &mixed).is_ok());
+  REQUIRE(library_assignment(net, default_registry(), Library::kNative, 1, &native).is_ok());
+  PlanOptions po;
+  po.registry = &default_registry();
+  std::unique_ptr<Executor> a, b;
+  REQUIRE(Executor::plan(net, mixed, po, &a).is_ok());
+  REQUIRE(Executor::plan(net, native, po, &b).is_ok());
+  std::vector<size_t> t2;
+  for (size_t k = 0; k < a->steps().size(); ++k)
+    if (a->steps()[k].name.find("_t2") != std::string::npos && a->steps()[k].name.rfind("_t2") + 3 == a->steps()[k].name.size())
+      t2.push_back(k);
+  int parks = 0;
+  for (size_t k = 0; k < a->steps().size(); ++k) {
+    const StepInfo& s = a->steps()[k];
+    CAPTURE(s.name);
+    auto it = std::find(t2.begin(), t2.end(), k);
+    if (it == t2.end()) {
+      CHECK(!s.parks_pool);
+      continue;
+    }
+    const StepInfo& next = a->steps()[*(it + 1 == t2.end() ? t2.begin() : it + 1)];
+    CHECK(s.parks_pool == (pool_of(next) != pool_of(s)));
+    parks += s.parks_pool;
+  }
+  REQUIRE(parks > 0);  // the tiny net alternates xnnpack and native (flatten, conversions)
+  // Parked workers wake for the next job: repeated runs still compute the same output.
+  Tensor x = fidelity_inputs(net, 1)[0], ya, yb;
+  REQUIRE(b->run(x, &yb).is_ok());
+  for (int r = 0; r < 5; ++r) {
+    REQUIRE(a->run(x, &ya).is_ok());
+    for (int64_t i = 0; i < yb.shape().elements(); ++i) CHECK(ya.f32()[i] == doctest::Approx(yb.f32()[i]).epsilon(1e-3));
+  }
 }

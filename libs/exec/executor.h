@@ -49,6 +49,9 @@ struct StepInfo {
   int layer = -1;          // layer index, or the consumer layer for a conversion
   bool conversion = false;
   double last_ms = 0;      // with PlanOptions::time_steps
+  /// A 2-thread step after which its library's cpu1 workers are parked because the next
+  /// 2-thread step (cyclically) runs on another library's pool (see release_pool).
+  bool parks_pool = false;
 };
 
 class Executor {
