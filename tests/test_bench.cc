@@ -3,6 +3,8 @@
 // speed-ups and reports are consistent with the measured figures.
 #include <doctest/doctest.h>
 
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "env/profiler.h"
@@ -175,5 +177,18 @@ TEST_CASE("2-thread steps park their pool's workers exactly where the next 2-thr
   for (int r = 0; r < 5; ++r) {
     REQUIRE(a->run(x, &ya).is_ok());
     for (int64_t i = 0; i < yb.shape().elements(); ++i) CHECK(ya.f32()[i] == doctest::Approx(yb.f32()[i]).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("a 2-thread deployment keeps LibTorch on one thread count") {
+  std::vector<BenchStep> steps;
+  bench(2, &steps);
+  std::map<std::string, std::set<char>> torch_threads;  // deployment -> thread sets of its torch steps
+  for (const BenchStep& s : steps)
+    if (!s.conversion && s.name.find("_torch_") != std::string::npos) torch_threads[s.label].insert(s.name.back());
+  REQUIRE(torch_threads.count("torch-nchw"));
+  for (const auto& [label, sets] : torch_threads) {
+    CAPTURE(label);
+    CHECK(sets.size() == 1);
   }
 }
