@@ -25,7 +25,19 @@ struct Step {
   std::unique_ptr<Primitive> prim;
   std::vector<int> in;
   int out = -1;
+  int pool = -1;         // thread pool on cpu1 (Library value) for a 2-thread step, else -1
+  bool release = false;  // park that pool's workers after this step (see release_pool)
 };
+
+// A 2-thread step whose next 2-thread step (cyclically: the next run starts over) uses
+// another pool parks its pool's spinning workers, so they do not hold cpu1 against it.
+void mark_pool_releases(std::vector<Step>& steps) {
+  std::vector<size_t> t2;
+  for (size_t s = 0; s < steps.size(); ++s)
+    if (steps[s].pool >= 0) t2.push_back(s);
+  for (size_t k = 0; k < t2.size(); ++k)
+    steps[t2[k]].release = steps[t2[(k + 1) % t2.size()]].pool != steps[t2[k]].pool;
+}
 
 size_t heap_in_use() {
   struct mallinfo2 m = mallinfo2();
@@ -123,7 +135,7 @@ class Planner {
     LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
     x_.values.push_back({prim->output_shape(), output_format(d), i, quant_of(i)});
     int v = int(x_.values.size()) - 1;
-    add_step(std::move(prim), in, v, i, false);
+    add_step(std::move(prim), in, v, i, false, d.threads > 1 ? int(d.library) : -1);
     native_[i] = v;
     source_[i] = i;
     produced_[{i, output_format(d).name()}] = v;
@@ -152,7 +164,8 @@ class Planner {
       LW_RETURN_IF_ERROR(opt_.registry->create_conversion(c, from.shape, quant_of(src), &prim));
       x_.values.push_back({from.shape, c.to, src, quant_of(src)});
       int nv = int(x_.values.size()) - 1;
-      add_step(std::move(prim), {v}, nv, consumer, true);
+      // Conversions are native primitives: they run on our worker.
+      add_step(std::move(prim), {v}, nv, consumer, true, c.to.threads > 1 ? int(Library::kNative) : -1);
       produced_[{src, c.to.name()}] = nv;
       v = nv;
     }
@@ -160,9 +173,9 @@ class Planner {
     return Status::ok();
   }
 
-  void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion) {
-    info_.push_back({prim->name(), layer, conversion, 0});
-    x_.steps.push_back({std::move(prim), std::move(in), out});
+  void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion, int pool) {
+    info_.push_back({prim->name(), layer, conversion, 0, false});
+    x_.steps.push_back({std::move(prim), std::move(in), out, pool, false});
   }
 
   const Network& net_;
@@ -211,6 +224,8 @@ Status Executor::plan(const Network& net, const std::vector<ImplDesc>& assignmen
   Planner planner(net, assignment, options, *impl, info);
   Status s = planner.build();
   if (!s.is_ok()) return {s.code(), "failed to plan " + net.name + ": " + s.message()};
+  mark_pool_releases(impl->steps);
+  for (size_t k = 0; k < info.size(); ++k) info[k].parks_pool = impl->steps[k].release;
   ArenaPlan arena = plan_arena(buffers_of(*impl, options.in_place, options.keep_outputs));
   impl->offsets = arena.offsets;
   MemoryReport mem;
@@ -251,6 +266,7 @@ Status Executor::run(const Tensor& input, Tensor* output) {
     auto t0 = x.time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     Status st = x.steps[s].prim->run();
     if (!st.is_ok()) return primitive_error("run", x.steps[s].prim->name(), st);
+    if (x.steps[s].release) release_pool(x.steps[s].pool);
     if (x.time_steps)
       info_[s].last_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -260,6 +276,8 @@ Status Executor::run(const Tensor& input, Tensor* output) {
   std::memcpy(output->data(), base + x.offsets[x.output_value], ov.bytes());
   return Status::ok();
 }
+
+void Executor::set_time_steps(bool on) { impl_->time_steps = on; }
 
 Status Executor::layer_output(int layer, Tensor* out) const {
   const Impl& x = *impl_;

@@ -49,6 +49,9 @@ struct ExecStep {
   int layer = -1;          // layer index, or the consumer layer for a conversion
   bool conversion = false;
   double last_ms = 0;      // with PlanOptions::time_steps
+  /// A 2-thread step after which its library's cpu1 workers are parked because the next
+  /// 2-thread step (cyclically) runs on another library's pool (see release_pool).
+  bool parks_pool = false;
 };
 
 class Executor {
@@ -67,6 +70,9 @@ class Executor {
   Status layer_output(int layer, Tensor* out) const;
   const MemoryReport& memory() const { return memory_; }
   const std::vector<ExecStep>& steps() const { return info_; }
+  /// Switches per-step timing on or off between runs (a benchmark alternates plain runs,
+  /// the figure it reports, with timed ones, which split that figure into steps).
+  void set_time_steps(bool on);
 
  /// Opaque plan state (values, steps, arena).
   struct Impl;

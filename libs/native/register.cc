@@ -2,6 +2,7 @@
 // {plain, runtime-fused}, the other layers, the fused pseudo-implementation of
 // activations, and the conversions.
 #include "libs/native/kernels.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 namespace {
@@ -81,6 +82,7 @@ void register_fused_pseudo(Registry& r) {
 
 void register_native(Registry& r) {
   start_thread_sets();
+  register_pool_release(int(Library::kNative), park_thread_set_worker);
   register_convs(r);
   native::register_layers(r);
   register_fused_pseudo(r);

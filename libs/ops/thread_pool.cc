@@ -88,24 +88,31 @@ class Worker {
     }
   }
 
+  void park() { park_.store(true, std::memory_order_relaxed); }
+
  private:
   void loop() {
     pin_self(cpus().second);
     uint64_t seen = 0;
     for (;;) {
-      for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen; ++i) cpu_relax();
+      for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen &&
+                      !park_.load(std::memory_order_relaxed);
+           ++i)
+        cpu_relax();
       if (posted_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lk(m_);
         cv_.wait(lk, [&] { return stop_ || posted_.load(std::memory_order_acquire) != seen; });
         if (stop_) return;
       }
       seen = posted_.load(std::memory_order_acquire);
+      park_.store(false, std::memory_order_relaxed);
       fn_(ctx_, b_, e_);
       done_.store(seen, std::memory_order_release);
     }
   }
 
   std::atomic<uint64_t> posted_{0}, done_{0};
+  std::atomic<bool> park_{false};  // skip the spin after the current job (see release_pool)
   detail::RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;
   int64_t b_ = 0, e_ = 0;
@@ -134,6 +141,22 @@ ScopedPin::ScopedPin() {
 }
 ScopedPin::~ScopedPin() {
   if (restored_) pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), reinterpret_cast<cpu_set_t*>(old_mask_));
+}
+
+namespace {
+constexpr int kMaxPools = 16;
+std::atomic<PoolReleaseFn> g_release[kMaxPools];
+}  // namespace
+
+void register_pool_release(int pool, PoolReleaseFn fn) {
+  if (pool >= 0 && pool < kMaxPools) g_release[pool].store(fn);
+}
+void release_pool(int pool) {
+  if (pool < 0 || pool >= kMaxPools) return;
+  if (PoolReleaseFn fn = g_release[pool].load()) fn();
+}
+void park_thread_set_worker() {
+  if (cpus().second >= 0) worker().park();
 }
 
 void start_thread_sets() {

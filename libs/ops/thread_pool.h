@@ -29,6 +29,19 @@ void start_thread_sets();
 /// Number of CPUs the pinned sets can use (2 when cpu1 exists and is allowed).
 int available_thread_set_cpus();
 
+/// Every pool with workers on cpu1 (ours, XNNPACK's pthreadpool) lets them spin after a
+/// job so that back-to-back jobs start at once. A spinning worker of one pool keeps another
+/// pool's worker off cpu1 for up to a scheduler slice (measured: 10-28 ms stalls when a
+/// 2-thread deployment alternates XNNPACK and native steps). So the executor asks a pool
+/// to park its workers when the next 2-thread step belongs to another pool. Pools are
+/// identified by an int (the executor uses the Library enum value).
+using PoolReleaseFn = void (*)();
+void register_pool_release(int pool, PoolReleaseFn fn);
+/// Parks `pool`'s workers (no-op for a pool that registered nothing).
+void release_pool(int pool);
+/// Our cpu1 worker goes to sleep as soon as it is idle instead of spinning first.
+void park_thread_set_worker();
+
 namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
 void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx);

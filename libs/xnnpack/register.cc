@@ -1,6 +1,7 @@
 // Registration of every xnnpack implementation: layer kinds x dtypes x layouts x thread sets.
 #include <cstdio>
 
+#include "libs/ops/thread_pool.h"
 #include "libs/xnnpack/xnn_common.h"
 
 namespace lw {
@@ -45,6 +46,7 @@ void register_xnnpack(Registry& r) {
     return;
   }
   xnn::pool_for(2);  // make and pin the 2-thread pool now, never inside a timed run
+  register_pool_release(int(Library::kXnnpack), xnn::release_pool2);
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

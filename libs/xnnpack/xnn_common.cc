@@ -82,6 +82,11 @@ pthreadpool_t pool_for(int threads) {
   return pool2;
 }
 
+void release_pool2() {
+  if (pthreadpool_t p = pool_for(2))
+    pthreadpool_parallelize_1d(p, [](void*, size_t) {}, nullptr, 2, PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
 Status f32_bounds(LayerKind act, float* lo, float* hi) {
   *lo = -std::numeric_limits<float>::infinity();
   *hi = std::numeric_limits<float>::infinity();

@@ -15,6 +15,9 @@ Status check(xnn_status s, const char* what);
 Status initialize();
 /// nullptr (run on the caller) for thread set 1; the shared 2-thread pool for 2.
 pthreadpool_t pool_for(int threads);
+/// Sends the 2-thread pool's workers to kernel wait now instead of spinning (a no-op job
+/// with PTHREADPOOL_FLAG_YIELD_WORKERS; see release_pool in libs/ops/thread_pool.h).
+void release_pool2();
 
 /// Output clamp of a fused activation for f32 operators: none, relu, relu6; otherwise
 /// unsupported.

@@ -1,0 +1,194 @@
+// layerwise bench on a real (tiny) LUT: every deployment is planned, measured and correct
+// (f32 outputs match ref-fp32's), a thread cap of 1 keeps every step on one thread, and the
+// speed-ups and reports are consistent with the measured figures.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "env/profiler.h"
+#include "explorer/baselines.h"
+#include "explorer/bench.h"
+#include "explorer/deployment.h"
+#include "libs/exec/assignment.h"
+#include "libs/exec/executor.h"
+#include "libs/exec/backends.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+
+namespace {
+struct Tiny {
+  Network net;
+  Lut lut;
+};
+
+const Tiny& tiny() {
+  static Tiny t = [] {
+    NetBuilder b("tiny_bench", Shape{1, 8, 14, 14});
+    int x = b.act(b.conv(0, 16, 3), LayerKind::kRelu);
+    int y = b.act(b.conv(x, 16, 3, 1, 1, 16), LayerKind::kRelu6);
+    x = b.add(x, y);
+    x = b.conv(x, 24, 1, 1, 0);
+    b.fc(b.flatten(b.global_avg_pool(x)), 10);
+    Tiny r{b.finish(), {}};
+    init_random_weights(r.net, 5);
+    ProfileOptions o;
+    o.protocol.warmup = 0;
+    o.protocol.runs = o.protocol.max_runs = 2;
+    REQUIRE(profile_network(r.net, default_registry(), o, &r.lut).is_ok());
+    return r;
+  }();
+  return t;
+}
+
+std::vector<BenchRow> bench(int cap, std::vector<BenchStep>* steps) {
+  BenchOptions o;
+  o.registry = &default_registry();
+  o.rounds = 3;
+  o.calibration_samples = 2;
+  std::vector<BenchRow> rows;
+  Status s = bench_network(tiny().net, tiny().lut, cap, o, &rows, steps);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  fill_speedups(&rows);
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 computes") {
+  for (int cap : {1, 2}) {
+    CAPTURE(cap);
+    std::vector<BenchStep> steps;
+    std::vector<BenchRow> rows = bench(cap, &steps);
+    REQUIRE(rows.size() == baseline_labels().size());
+    for (const BenchRow& r : rows) {
+      CAPTURE(r.label);
+      REQUIRE(r.status == "ok");
+      CHECK(r.rounds == 3);
+      CHECK(r.measured_ms > 0);
+      CHECK(r.min_ms <= r.measured_ms);
+      CHECK(r.steps >= r.conversions);
+      if (r.label != "opt-int8") CHECK(r.sqnr_db > 60);
+    }
+    CHECK(!steps.empty());
+  }
+}
+
+TEST_CASE("a thread cap of 1 keeps every step, conversions included, on thread set 1") {
+  std::vector<BenchStep> steps;
+  bench(1, &steps);
+  for (const BenchStep& s : steps) {
+    CAPTURE(s.label);
+    CAPTURE(s.name);
+    CHECK(s.name.find("_t2") == std::string::npos);
+  }
+}
+
+TEST_CASE("speed-ups are ratios of the measured medians") {
+  std::vector<BenchStep> steps;
+  std::vector<BenchRow> rows = bench(2, &steps);
+  const BenchRow* ref = nullptr;
+  const BenchRow* best = nullptr;
+  for (const BenchRow& r : rows) {
+    if (r.label == "ref-fp32") ref = &r;
+    if (r.label == r.best_single) best = &r;
+  }
+  REQUIRE(ref);
+  REQUIRE(best);
+  for (const BenchRow& r : rows) {
+    CAPTURE(r.label);
+    CHECK(r.vs_ref == doctest::Approx(ref->measured_ms / r.measured_ms));
+    CHECK(r.vs_best_single == doctest::Approx(best->measured_ms / r.measured_ms));
+    for (const char* single : kBestSingleLabels)
+      if (r.label == single) CHECK(r.measured_ms >= best->measured_ms);
+  }
+  std::string csv = bench_csv(rows);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == int(rows.size()) + 1);
+  std::string md = bench_markdown(rows, "# test");
+  CHECK(md.find("| tiny_bench | 2 |") != std::string::npos);
+}
+
+TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from conversion chains") {
+  // Make every converter touching thread set 2 free, so the profiler-style chains detour
+  // through it wherever a conversion is needed.
+  Lut lut = tiny().lut;
+  for (ConverterCosts& cc : lut.converters)
+    for (auto& [name, ms] : cc.ms)
+      if (name.find("_t2") != std::string::npos) ms = 0;
+      else ms += 1;
+  Lut uncapped = cap_lut_threads(lut, 2, default_registry());
+  int detours = 0;
+  for (const Conversion& c : uncapped.conversions)
+    if (lut.formats[c.from_format].threads == 1 && lut.formats[c.to_format].threads == 1)
+      for (const std::string& step : c.chain) detours += step.find("_t2") != std::string::npos;
+  REQUIRE(detours > 0);  // otherwise this test shows nothing
+  Lut capped = cap_lut_threads(lut, 1, default_registry());
+  REQUIRE(!capped.conversions.empty());
+  for (const Conversion& c : capped.conversions) {
+    CHECK(capped.formats[c.from_format].threads == 1);
+    CHECK(c.chain_ms >= 1);  // every remaining converter costs at least 1
+    for (const std::string& step : c.chain) CHECK(step.find("_t2") == std::string::npos);
+  }
+  for (const LutLayer& l : capped.layers)
+    for (const Impl& m : l.impls) CHECK(m.threads == 1);
+}
+
+namespace {
+std::string pool_of(const ExecStep& s) {
+  if (s.conversion) return "native";
+  for (const char* lib : {"xnnpack", "torch", "openblas"})
+    if (s.name.find(std::string("_") + lib + "_") != std::string::npos) return lib;
+  return "native";
+}
+}  // namespace
+
+TEST_CASE("2-thread steps park their pool's workers exactly where the next 2-thread step changes pool") {
+  const Network& net = tiny().net;
+  std::vector<ImplDesc> mixed, native;
+  REQUIRE(library_assignment(net, default_registry(), Library::kXnnpack, 2, &mixed).is_ok());
+  REQUIRE(library_assignment(net, default_registry(), Library::kNative, 1, &native).is_ok());
+  PlanOptions po;
+  po.registry = &default_registry();
+  std::unique_ptr<Executor> a, b;
+  REQUIRE(Executor::plan(net, mixed, po, &a).is_ok());
+  REQUIRE(Executor::plan(net, native, po, &b).is_ok());
+  std::vector<size_t> t2;
+  for (size_t k = 0; k < a->steps().size(); ++k)
+    if (a->steps()[k].name.find("_t2") != std::string::npos && a->steps()[k].name.rfind("_t2") + 3 == a->steps()[k].name.size())
+      t2.push_back(k);
+  int parks = 0;
+  for (size_t k = 0; k < a->steps().size(); ++k) {
+    const ExecStep& s = a->steps()[k];
+    CAPTURE(s.name);
+    auto it = std::find(t2.begin(), t2.end(), k);
+    if (it == t2.end()) {
+      CHECK(!s.parks_pool);
+      continue;
+    }
+    const ExecStep& next = a->steps()[*(it + 1 == t2.end() ? t2.begin() : it + 1)];
+    CHECK(s.parks_pool == (pool_of(next) != pool_of(s)));
+    parks += s.parks_pool;
+  }
+  REQUIRE(parks > 0);  // the tiny net alternates xnnpack and native (flatten, conversions)
+  // Parked workers wake for the next job: repeated runs still compute the same output.
+  Tensor x = fidelity_inputs(net, 1)[0], ya, yb;
+  REQUIRE(b->run(x, &yb).is_ok());
+  for (int r = 0; r < 5; ++r) {
+    REQUIRE(a->run(x, &ya).is_ok());
+    for (int64_t i = 0; i < yb.shape().elements(); ++i) CHECK(ya.f32()[i] == doctest::Approx(yb.f32()[i]).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("a 2-thread deployment keeps LibTorch on one thread count") {
+  std::vector<BenchStep> steps;
+  bench(2, &steps);
+  std::map<std::string, std::set<char>> torch_threads;  // deployment -> thread sets of its torch steps
+  for (const BenchStep& s : steps)
+    if (!s.conversion && s.name.find("_torch_") != std::string::npos) torch_threads[s.label].insert(s.name.back());
+  REQUIRE(torch_threads.count("torch-nchw"));
+  for (const auto& [label, sets] : torch_threads) {
+    CAPTURE(label);
+    CHECK(sets.size() == 1);
+  }
+}
