@@ -104,6 +104,7 @@ Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std
   r.gap_pct = m.predicted_ms > 0 ? 100 * (m.latency.median - m.predicted_ms) / m.predicted_ms : 0;
   for (double s : r.step_ms) r.steps_sum_ms += s;
   r.layers = breakdown(ev, names, *ex, r.step_ms);
+  r.steps = ex->steps();
   double load[1] = {-1};
   if (getloadavg(load, 1) == 1) r.load_average = load[0];
   std::error_code ec;
@@ -136,6 +137,11 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
                       {"lut_conversion_ms", l.lut_conversion_ms}, {"measured_conversion_ms", l.measured_conversion_ms},
                       {"conversions", l.conversions}});
   j["layers"] = layers;
+  json steps = json::array();
+  for (size_t i = 0; i < r.steps.size() && i < r.step_ms.size(); ++i)
+    steps.push_back({{"name", r.steps[i].name}, {"layer", r.steps[i].layer}, {"conversion", r.steps[i].conversion},
+                     {"median_ms", r.step_ms[i]}});
+  j["steps"] = steps;
   return j.dump(1) + "\n";
 }
 

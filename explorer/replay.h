@@ -34,6 +34,7 @@ struct ReplayResult {
   Measurement end_to_end;           // predictions, latency, accuracy, memory
   double gap_pct = 0;               // (measured median - predicted) / predicted, in %
   double steps_sum_ms = 0;          // sum of the per-step medians
+  std::vector<StepInfo> steps;      // the executor's steps (conversions included), in run order
   std::vector<double> step_ms;      // per executor step, median
   double cpu_median_ms = 0;         // process CPU time per end-to-end run, median
   double load_average = -1;         // 1-minute load average after the runs (shared machine)
