@@ -13,7 +13,8 @@
 namespace lw {
 
 constexpr int kDefaultReplayRuns = 50;
-constexpr int kDefaultReplayWarmup = 3;
+constexpr int kDefaultReplayWarmup = 3;  // discarded runs at the start of every block
+constexpr int kReplayBlocks = 5;         // end-to-end and per-step runs alternate in blocks
 
 struct ReplayOptions {
   int runs = kDefaultReplayRuns;      // timed end-to-end runs (and timed per-step runs)
