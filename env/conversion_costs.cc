@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "env/measure.h"
 #include "libs/exec/conversion_graph.h"
 #include "libs/ops/thread_pool.h"
 
@@ -26,6 +27,7 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   std::unique_ptr<Primitive> prim;
   LW_RETURN_IF_ERROR(reg.create_conversion(d, shape, kTimingQuant, &prim));
   Tensor in = Tensor::create(shape, d.from.dtype, d.from.layout);
+  fill_random(in, 29);  // an unwritten input reads as the zero page: conversions looked ~free
   Tensor out = Tensor::create(prim->output_shape(), prim->output_dtype(), d.to.layout);
   std::vector<uint8_t> ws(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup({in.data()}, out.data(), ws.data()));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <random>
 
 namespace lw {
 
@@ -48,6 +49,16 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
   }
   *out = latency_stats(std::move(ms));
   return Status::ok();
+}
+
+void fill_random(Tensor& t, uint64_t seed) {
+  std::mt19937 rng{uint32_t(seed)};
+  if (t.dtype() == DType::kF32) {
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (int64_t i = 0; i < t.shape().elements(); ++i) t.f32()[i] = u(rng);
+  } else {
+    for (size_t i = 0; i < t.bytes(); ++i) static_cast<uint8_t*>(t.data())[i] = uint8_t(rng());
+  }
 }
 
 }  // namespace lw

@@ -28,6 +28,11 @@ struct Protocol {
 /// Times `fn` under the protocol. A non-ok status from fn stops and is returned.
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out);
 
+/// Fills a timing input with seeded values (f32 uniform in [-1, 1], other dtypes random
+/// bytes). Never time on an unwritten buffer: large fresh allocations read as the kernel's
+/// shared zero page, which stays in cache and makes memory-bound kernels look free.
+void fill_random(Tensor& t, uint64_t seed);
+
 /// Statistics of a sample of times (ms): median, min, p90 (nearest rank), cv (stddev/mean).
 LatencyStats latency_stats(std::vector<double> ms);
 

@@ -91,16 +91,6 @@ bool wanted(const ImplDesc& d, const ProfileOptions& o) {
   return lib && std::find(o.threads.begin(), o.threads.end(), d.threads) != o.threads.end();
 }
 
-void fill_random(Tensor& t, uint64_t seed) {
-  std::mt19937 rng{uint32_t(seed)};
-  if (t.dtype() == DType::kF32) {
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    for (int64_t i = 0; i < t.shape().elements(); ++i) t.f32()[i] = u(rng);
-  } else {
-    for (size_t i = 0; i < t.bytes(); ++i) static_cast<uint8_t*>(t.data())[i] = uint8_t(rng());
-  }
-}
-
 // Quantisation used while timing int8 kernels: values do not change their speed.
 constexpr QuantParams kTimingQuant{0.05f, 0};
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 
 #include "explorer/baselines.h"
 #include "explorer/replay.h"
@@ -44,7 +45,9 @@ void print_result(const ReplayResult& r) {
   std::printf("deployment  %s (%d int8 / %d f32 layers)\n", m.label.c_str(), m.int8_layers, m.f32_layers);
   std::printf("latency     predicted %.3f ms (LUT), measured median %.3f ms (min %.3f, p90 %.3f, %d runs): %+.1f %%\n",
               m.predicted_ms, m.latency.median, m.latency.min, m.latency.p90, m.latency.runs, r.gap_pct);
-  std::printf("            sum of per-step medians %.3f ms (separate pass with per-step timing)\n", r.steps_sum_ms);
+  std::printf("            sum of per-step medians %.3f ms (interleaved runs with per-step timing); process CPU\n"
+              "            time per run %.3f ms (median); 1-min load average %.2f on %ld CPUs\n",
+              r.steps_sum_ms, r.cpu_median_ms, r.load_average, sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("memory      predicted %.2f MiB, planned %.2f MiB (arena %.2f + workspace %.2f + weights %.2f), heap measured %.2f MiB\n",
               m.predicted_memory_bytes / 1048576.0, m.memory.peak_bytes() / 1048576.0, m.memory.arena_bytes / 1048576.0,
               m.memory.workspace_bytes / 1048576.0, m.memory.weight_bytes / 1048576.0,

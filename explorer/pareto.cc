@@ -54,17 +54,24 @@ std::string pareto_csv(const std::vector<ParetoPoint>& c, SecondAxis axis) {
 }
 
 namespace {
-std::string gnuplot_script(const std::string& csv, SecondAxis axis, const std::string& stem,
-                           const std::string& title, const std::string& terminal, const std::string& ext) {
+// The front is an inline datablock sorted by latency: drawn from the CSV, the line would
+// break at every point off the front.
+std::string gnuplot_script(const std::vector<ParetoPoint>& c, const std::string& csv, SecondAxis axis,
+                           const std::string& stem, const std::string& title, const std::string& terminal,
+                           const std::string& ext) {
   bool acc = axis == SecondAxis::kAccuracy;
   std::ostringstream g;
+  g << "$front << EOD\n";
+  for (size_t i : pareto_front(c, axis))
+    g << c[i].latency_ms << ',' << (acc ? 100 * c[i].accuracy : c[i].memory_bytes / (1024.0 * 1024.0)) << "\n";
+  g << "EOD\n";
   g << "set terminal " << terminal << "\nset output '" << stem << "." << ext << "'\n"
     << "set datafile separator ','\nset key outside right top\nset grid\n"
     << "set title '" << title << "' noenhanced\nset xlabel 'latency (ms)'\n"
     << "set ylabel '" << (acc ? "top-1 accuracy (%)" : "peak memory (MiB)") << "'\n";
   int col = acc ? 3 : 4;
   g << "plot '" << csv << "' every ::1 using 2:" << col << " with points pt 7 ps 0.6 lc rgb '#999999' title 'candidates', \\\n"
-    << "  '" << csv << "' every ::1 using 2:($5==1 ? $" << col << " : 1/0) with linespoints pt 7 lc rgb '#1f77b4' title 'Pareto front'";
+    << "  $front using 1:2 with linespoints pt 7 lc rgb '#1f77b4' title 'Pareto front'";
   const char* colours[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
   for (int k = 0; k < 4; ++k)
     g << ", \\\n  '" << csv << "' every ::1 using 2:(strcol(1) eq '" << kMarked[k] << "' ? $" << col
@@ -80,7 +87,7 @@ Status write_pareto(const std::vector<ParetoPoint>& c, SecondAxis axis, const st
   const std::pair<const char*, const char*> outputs[] = {{"pngcairo size 900,600", "png"}, {"svg size 900,600", "svg"}};
   for (const auto& [terminal, ext] : outputs) {
     std::string script = stem + "." + ext + ".gp";
-    LW_RETURN_IF_ERROR(write_file_atomic(script, gnuplot_script(csv, axis, stem, title, terminal, ext)));
+    LW_RETURN_IF_ERROR(write_file_atomic(script, gnuplot_script(c, csv, axis, stem, title, terminal, ext)));
     int rc = std::system(("gnuplot '" + script + "' 2>" + stem + ".gnuplot.log").c_str());
     std::remove(script.c_str());
     if (rc != 0) return failed("failed to plot " + stem + "." + ext + ": gnuplot exited with " + std::to_string(rc) +

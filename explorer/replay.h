@@ -13,7 +13,8 @@
 
 namespace lw {
 
-constexpr int kDefaultReplayWarmup = 3;
+constexpr int kDefaultReplayWarmup = 3;  // discarded runs at the start of every block
+constexpr int kReplayBlocks = 5;         // end-to-end and per-step runs alternate in blocks
 
 struct ReplayOptions {
   int runs = kDefaultReplayRuns;      // timed end-to-end runs (and timed per-step runs)
@@ -34,6 +35,10 @@ struct ReplayResult {
   Measurement end_to_end;           // predictions, latency, accuracy, memory
   double gap_pct = 0;               // (measured median - predicted) / predicted, in %
   double steps_sum_ms = 0;          // sum of the per-step medians
+  std::vector<ExecStep> steps;      // the executor's steps (conversions included), in run order
+  std::vector<double> step_ms;      // per executor step, median
+  double cpu_median_ms = 0;         // process CPU time per end-to-end run, median
+  double load_average = -1;         // 1-minute load average after the runs (shared machine)
   std::vector<ReplayLayer> layers;  // in layer order
 };
 

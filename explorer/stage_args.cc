@@ -20,7 +20,10 @@ const char* const kEvalOptionsHelp =
     "  --threads 1|2             thread cap of the reference deployments ref-fp32/opt-fp32/all-int8 (2)\n"
     "  --data-dir DIR            Fashion-MNIST directory (default $LAYERWISE_FASHION_MNIST_DIR, else\n"
     "                            /usr/share/datasets/fashion-mnist from the Debian package)\n"
-    "  --quiet                   no progress line on stderr\n";
+    "  --quiet                   no progress line on stderr\n"
+    "Timings pin to the first CPUs of the process's affinity mask (as the profiler does), so every\n"
+    "Layerwise process on a machine lands on cpu0: on a shared machine profile and measure under\n"
+    "`taskset -c N` on a quieter CPU, the same one for profile, filter and replay.\n";
 
 void setup_stage(const Args& args, StageSetup* s) {
   if (!args.has("model") || !args.has("lut")) throw UsageError("--model and --lut are required (see --help)");
