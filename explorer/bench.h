@@ -39,6 +39,10 @@ struct BenchRow {
   double predicted_ms = 0;   // LUT cost of the assignment (exact optimum of that baseline)
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
+  /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment
+  /// this is its latency without the time other processes held the CPU (a shared machine
+  /// preempts it at random); for 2 threads it also counts the caller's waiting.
+  double cpu_ms = 0;
   int rounds = 0;
   int steps = 0, conversions = 0;  // executor steps, of which conversions
   double conversion_ms = 0;  // sum over conversion steps of their median time
