@@ -217,6 +217,14 @@ void drop_converters_above(const Registry& reg, int max_threads, Lut* lut) {
 
 }  // namespace
 
+Lut lut_with_min_latency(const Lut& lut) {
+  Lut r = lut;
+  for (LutLayer& l : r.layers)
+    for (Impl& m : l.impls)
+      if (m.ok() && m.latency_ms.min > 0) m.latency_ms.median = m.latency_ms.min;
+  return r;
+}
+
 Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& reg) {
   Lut r = restrict_lut(lut, [&](const LutLayer&, const Impl& m) { return m.threads <= max_threads; });
   drop_converters_above(reg, max_threads, &r);

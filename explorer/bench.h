@@ -75,6 +75,11 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
 /// them (the profiler's chains may pass through any thread set).
 Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& registry);
 
+/// The LUT with every implementation's median replaced by its minimum: on a loaded shared
+/// machine other processes only ever add time, so the minimum of a few runs estimates the
+/// undisturbed latency better than the median, and the search stops chasing noise.
+Lut lut_with_min_latency(const Lut& lut);
+
 /// Plans every deployment of `net` under thread cap `max_threads` and measures them
 /// interleaved; appends one row per label (unsupported ones with their reason) and the
 /// per-step figures of every measured deployment.

@@ -192,3 +192,16 @@ TEST_CASE("a 2-thread deployment keeps LibTorch on one thread count") {
     CHECK(sets.size() == 1);
   }
 }
+
+TEST_CASE("planning from minima replaces every usable implementation's median by its minimum") {
+  Lut m = lut_with_min_latency(tiny().lut);
+  int changed = 0;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    for (size_t k = 0; k < m.layers[i].impls.size(); ++k) {
+      const Impl &a = tiny().lut.layers[i].impls[k], &b = m.layers[i].impls[k];
+      if (!a.ok() || a.latency_ms.min <= 0) continue;
+      CHECK(b.latency_ms.median == a.latency_ms.min);
+      changed += a.latency_ms.median != a.latency_ms.min;
+    }
+  CHECK(changed > 0);
+}
