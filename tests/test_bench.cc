@@ -13,6 +13,7 @@
 #include "explorer/deployment.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/executor.h"
+#include "libs/ops/thread_pool.h"
 #include "libs/exec/backends.h"
 #include "libs/zoo/zoo_builder.h"
 
@@ -204,4 +205,21 @@ TEST_CASE("planning from minima replaces every usable implementation's median by
       changed += a.latency_ms.median != a.latency_ms.min;
     }
   CHECK(changed > 0);
+}
+
+TEST_CASE("parallel_for covers every index exactly once whoever runs the worker's half") {
+  // The caller takes the worker's half back when the worker has not started it (parked,
+  // or kept off cpu1); either way each index runs once and nothing runs after the return.
+  std::vector<int> hits(10007);
+  for (int rep = 0; rep < 2000; ++rep) {
+    if (rep % 3 == 0) park_thread_set_worker();
+    std::fill(hits.begin(), hits.end(), 0);
+    int64_t n = 1 + rep * 5 % int64_t(hits.size());
+    parallel_for(2, n, 1 + rep % 7, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) ++hits[i];
+    });
+    int wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += hits[i] != 1;
+    REQUIRE(wrong == 0);
+  }
 }
