@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -22,13 +23,19 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 double median_of(std::vector<double> v) { return latency_stats(std::move(v)).median; }
 
 // A deployment being measured: its row, its executor and the samples of every round.
 struct Trial {
   BenchRow row;
   std::unique_ptr<Executor> exec;
-  std::vector<double> plain_ms, overhead_ms;
+  std::vector<double> plain_ms, cpu_ms, overhead_ms;
   std::vector<std::vector<double>> step_ms;  // [step][round]
 };
 
@@ -94,9 +101,11 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
 Status run_round(Trial& c, const Tensor& x, Tensor* y) {
   Executor& e = *c.exec;
   LW_RETURN_IF_ERROR(e.run(x, y));
+  double cpu0 = thread_cpu_ms();
   auto t0 = Clock::now();
   LW_RETURN_IF_ERROR(e.run(x, y));
   auto t1 = Clock::now();
+  c.cpu_ms.push_back(thread_cpu_ms() - cpu0);
   c.plain_ms.push_back(ms_between(t0, t1));
   e.set_time_steps(true);
   t0 = Clock::now();
@@ -119,6 +128,7 @@ void summarise(Trial& c) {
   r.measured_ms = st.median;
   r.min_ms = st.min;
   r.cv = st.cv;
+  r.cpu_ms = median_of(c.cpu_ms);
   r.rounds = st.runs;
   r.overhead_ms = median_of(c.overhead_ms);
   r.overhead_pct = r.measured_ms > 0 ? 100 * r.overhead_ms / r.measured_ms : 0;
@@ -206,6 +216,14 @@ void drop_converters_above(const Registry& reg, int max_threads, Lut* lut) {
 }
 
 }  // namespace
+
+Lut lut_with_min_latency(const Lut& lut) {
+  Lut r = lut;
+  for (LutLayer& l : r.layers)
+    for (Impl& m : l.impls)
+      if (m.ok() && m.latency_ms.min > 0) m.latency_ms.median = m.latency_ms.min;
+  return r;
+}
 
 Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& reg) {
   Lut r = restrict_lut(lut, [&](const LutLayer&, const Impl& m) { return m.threads <= max_threads; });

@@ -39,6 +39,10 @@ struct BenchRow {
   double predicted_ms = 0;   // LUT cost of the assignment (exact optimum of that baseline)
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
+  /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment
+  /// this is its latency without the time other processes held the CPU (a shared machine
+  /// preempts it at random); for 2 threads it also counts the caller's waiting.
+  double cpu_ms = 0;
   int rounds = 0;
   int steps = 0, conversions = 0;  // executor steps, of which conversions
   double conversion_ms = 0;  // sum over conversion steps of their median time
@@ -70,6 +74,11 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
 /// conversion chains that use a larger thread set removed, the chains recomputed without
 /// them (the profiler's chains may pass through any thread set).
 Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& registry);
+
+/// The LUT with every implementation's median replaced by its minimum: on a loaded shared
+/// machine other processes only ever add time, so the minimum of a few runs estimates the
+/// undisturbed latency better than the median, and the search stops chasing noise.
+Lut lut_with_min_latency(const Lut& lut);
 
 /// Plans every deployment of `net` under thread cap `max_threads` and measures them
 /// interleaved; appends one row per label (unsupported ones with their reason) and the

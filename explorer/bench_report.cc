@@ -66,22 +66,31 @@ std::string summary_line(const Block& b) {
                   (best ? best->label + " " + ms(best) : "-") + " | " + ms(o32) + " | " + ms(o8) + " | ";
   s += (o32 ? speedup(o32->vs_ref) : "-") + " | " + (o32 ? speedup(o32->vs_best_single) : "-") + " | ";
   s += (o8 ? speedup(o8->vs_ref) : "-") + " | " + (o8 ? speedup(o8->vs_best_single) : "-") + " | ";
+  // The same ratios on thread CPU time (load-robust for 1-thread deployments).
+  double best_cpu = 0;
+  for (const BenchRow* r : b)
+    if (r->status == "ok" && is_single_library(r->label) && (best_cpu == 0 || r->cpu_ms < best_cpu)) best_cpu = r->cpu_ms;
+  auto cpu_ratio = [](const BenchRow* num, double den_ms, const BenchRow* row) {
+    return row && row->cpu_ms > 0 && (num ? num->cpu_ms : den_ms) > 0 ? speedup((num ? num->cpu_ms : den_ms) / row->cpu_ms)
+                                                                      : std::string("-");
+  };
+  s += cpu_ratio(ref, 0, o32) + " | " + cpu_ratio(nullptr, best_cpu, o32) + " | " + cpu_ratio(nullptr, best_cpu, o8) + " | ";
   return s + fmt("%.2f", b.back()->load_avg) + " |\n";
 }
 
 std::string detail_table(const Block& b) {
   std::ostringstream os;
   os << "\n### " << b[0]->model << ", threads <= " << b[0]->threads << "\n\n"
-     << "| deployment | predicted ms | measured ms | min ms | CV | vs ref-fp32 | vs best single | steps (conv.) "
+     << "| deployment | predicted ms | measured ms | min ms | CV | thread CPU ms | vs ref-fp32 | vs best single | steps (conv.) "
         "| conversions ms | overhead ms (%) | SQNR vs ref dB |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const BenchRow* r : b) {
     if (r->status != "ok") {
-      os << "| " << r->label << " | not measured: " << r->status << " |||||||||\n";
+      os << "| " << r->label << " | not measured: " << r->status << " ||||||||||\n";
       continue;
     }
     os << "| " << r->label << " | " << fmt("%.2f", r->predicted_ms) << " | " << fmt("%.2f", r->measured_ms) << " | "
-       << fmt("%.2f", r->min_ms) << " | " << fmt("%.3f", r->cv) << " | " << speedup(r->vs_ref) << " | "
+       << fmt("%.2f", r->min_ms) << " | " << fmt("%.3f", r->cv) << " | " << fmt("%.2f", r->cpu_ms) << " | " << speedup(r->vs_ref) << " | "
        << speedup(r->vs_best_single) << " | " << r->steps << " (" << r->conversions << ") | "
        << fmt("%.3f", r->conversion_ms) << " | " << fmt("%.3f", r->overhead_ms) << " ("
        << fmt("%.1f", r->overhead_pct) << " %) | " << fmt("%.1f", r->sqnr_db) << " |\n";
@@ -113,12 +122,12 @@ void fill_speedups(std::vector<BenchRow>* rows) {
 
 std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::ostringstream os;
-  os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,rounds,steps,conversions,"
+  os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
-       << fmt("%.4f", r.cv) << ',' << r.rounds << ',' << r.steps << ',' << r.conversions << ','
+       << fmt("%.4f", r.cv) << ',' << fmt("%.4f", r.cpu_ms) << ',' << r.rounds << ',' << r.steps << ',' << r.conversions << ','
        << fmt("%.4f", r.conversion_ms) << ',' << fmt("%.4f", r.overhead_ms) << ',' << fmt("%.2f", r.overhead_pct)
        << ',' << fmt("%.4f", r.vs_ref) << ',' << fmt("%.4f", r.vs_best_single) << ',' << r.best_single << ','
        << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << '\n';
@@ -138,8 +147,9 @@ std::string bench_markdown(const std::vector<BenchRow>& rows, const std::string&
   std::ostringstream os;
   os << preamble << "\n"
      << "| model | threads | ref-fp32 ms | best single library ms | opt-fp32 ms | opt-int8 ms | opt-fp32 vs ref "
-        "| opt-fp32 vs best single | opt-int8 vs ref | opt-int8 vs best single | load avg |\n"
-     << "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+        "| opt-fp32 vs best single | opt-int8 vs ref | opt-int8 vs best single "
+        "| CPU: opt-fp32 vs ref | CPU: opt-fp32 vs best single | CPU: opt-int8 vs best single | load avg |\n"
+     << "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   std::vector<Block> blocks = blocks_of(rows);
   for (const Block& b : blocks) os << summary_line(b);
   for (const Block& b : blocks) os << detail_table(b);

@@ -13,6 +13,7 @@
 #include "explorer/deployment.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/executor.h"
+#include "libs/ops/thread_pool.h"
 #include "libs/exec/backends.h"
 #include "libs/zoo/zoo_builder.h"
 
@@ -190,5 +191,35 @@ TEST_CASE("a 2-thread deployment keeps LibTorch on one thread count") {
   for (const auto& [label, sets] : torch_threads) {
     CAPTURE(label);
     CHECK(sets.size() == 1);
+  }
+}
+
+TEST_CASE("planning from minima replaces every usable implementation's median by its minimum") {
+  Lut m = lut_with_min_latency(tiny().lut);
+  int changed = 0;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    for (size_t k = 0; k < m.layers[i].impls.size(); ++k) {
+      const Impl &a = tiny().lut.layers[i].impls[k], &b = m.layers[i].impls[k];
+      if (!a.ok() || a.latency_ms.min <= 0) continue;
+      CHECK(b.latency_ms.median == a.latency_ms.min);
+      changed += a.latency_ms.median != a.latency_ms.min;
+    }
+  CHECK(changed > 0);
+}
+
+TEST_CASE("parallel_for covers every index exactly once whoever runs the worker's half") {
+  // The caller takes the worker's half back when the worker has not started it (parked,
+  // or kept off cpu1); either way each index runs once and nothing runs after the return.
+  std::vector<int> hits(10007);
+  for (int rep = 0; rep < 2000; ++rep) {
+    if (rep % 3 == 0) park_thread_set_worker();
+    std::fill(hits.begin(), hits.end(), 0);
+    int64_t n = 1 + rep * 5 % int64_t(hits.size());
+    parallel_for(2, n, 1 + rep % 7, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) ++hits[i];
+    });
+    int wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += hits[i] != 1;
+    REQUIRE(wrong == 0);
   }
 }

@@ -75,8 +75,19 @@ class Quantise : public ConvertPrim {
     int8_t* y = static_cast<int8_t*>(y_);
     const float inv = 1.f / q_.scale;
     const float zp = float(q_.zero_point);
-    parallel_for(threads(), out_shape_.elements(), 256, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) y[i] = int8_t(std::min(127.f, std::max(-128.f, std::nearbyint(x[i] * inv) + zp)));
+    parallel_for(threads(), out_shape_.elements(), 256, [x, y, inv, zp](int64_t i0, int64_t i1) {
+      // Vectorisable form of clamp(nearbyint(x * inv) + zp): locals and restrict (int8
+      // stores through the captured references kept the loop scalar) and round-to-nearest-
+      // even by the 1.5 * 2^23 trick instead of a nearbyintf call. Pre-clamping to +-256
+      // keeps the trick exact and changes no result: zp is in [-128, 127].
+      const float* __restrict xs = x;
+      int8_t* __restrict ys = y;
+      constexpr float kRound = 12582912.f;  // 1.5 * 2^23
+      for (int64_t i = i0; i < i1; ++i) {
+        float r = std::min(256.f, std::max(-256.f, xs[i] * inv));
+        r = (r + kRound) - kRound;
+        ys[i] = int8_t(std::min(127.f, std::max(-128.f, r + zp)));
+      }
     });
     return Status::ok();
   }
@@ -88,8 +99,12 @@ class Dequantise : public ConvertPrim {
   Status run() override {
     const int8_t* x = static_cast<const int8_t*>(x_);
     float* y = static_cast<float*>(y_);
-    parallel_for(threads(), out_shape_.elements(), 256, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) y[i] = q_.scale * float(int32_t(x[i]) - q_.zero_point);
+    const float scale = q_.scale;
+    const int32_t zp = q_.zero_point;
+    parallel_for(threads(), out_shape_.elements(), 256, [x, y, scale, zp](int64_t i0, int64_t i1) {
+      const int8_t* __restrict xs = x;
+      float* __restrict ys = y;
+      for (int64_t i = i0; i < i1; ++i) ys[i] = scale * float(int32_t(xs[i]) - zp);
     });
     return Status::ok();
   }

@@ -80,6 +80,15 @@ class Worker {
     }
     cv_.notify_one();
   }
+  /// Claims the posted job back for the caller when the worker has not started it: on a
+  /// loaded machine the worker may wait milliseconds for cpu1, and the caller is better
+  /// off running both halves than waiting (a 2-thread step then degrades to 1-thread speed
+  /// instead of stalling). True: the caller must run the job; false: wait() for it.
+  bool take_back() {
+    uint64_t g = posted_.load(std::memory_order_relaxed);
+    uint64_t expect = g - 1;
+    return claimed_.compare_exchange_strong(expect, g, std::memory_order_acq_rel);
+  }
   void wait() {
     uint64_t g = posted_.load(std::memory_order_relaxed);
     for (int i = 0; done_.load(std::memory_order_acquire) != g; ++i) {
@@ -106,12 +115,16 @@ class Worker {
       }
       seen = posted_.load(std::memory_order_acquire);
       park_.store(false, std::memory_order_relaxed);
+      // Generations the caller took back are skipped (claimed_ is already there).
+      uint64_t expect = seen - 1;
+      if (!claimed_.compare_exchange_strong(expect, seen, std::memory_order_acq_rel)) continue;
       fn_(ctx_, b_, e_);
       done_.store(seen, std::memory_order_release);
     }
   }
 
   std::atomic<uint64_t> posted_{0}, done_{0};
+  std::atomic<uint64_t> claimed_{0};  // last generation claimed, by the worker or the caller
   std::atomic<bool> park_{false};  // skip the spin after the current job (see release_pool)
   detail::RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;
@@ -180,7 +193,8 @@ void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* 
   Worker& w = worker();
   w.post(fn, ctx, mid, n);
   fn(ctx, 0, mid);
-  w.wait();
+  if (w.take_back()) fn(ctx, mid, n);
+  else w.wait();
 }
 
 }  // namespace detail
