@@ -12,6 +12,20 @@ static std::map<std::string, Command>& registry() {
 Registrar::Registrar(Command c) { registry()[c.name] = std::move(c); }
 const std::map<std::string, Command>& commands() { return registry(); }
 
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : s + ",") {
+    if (c != ',') {
+      item += c;
+    } else if (!item.empty()) {
+      out.push_back(item);
+      item.clear();
+    }
+  }
+  return out;
+}
+
 void ok_or_throw(const Status& s) {
   if (!s.is_ok()) throw UsageError(s.message());
 }

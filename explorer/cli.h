@@ -18,6 +18,9 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// "a,b,,c" -> {"a", "b", "c"}: comma-separated option values.
+std::vector<std::string> split_list(const std::string& s);
+
 /// Throws UsageError carrying the status message when `s` is not ok.
 void ok_or_throw(const Status& s);
 

@@ -43,14 +43,6 @@ void reexec_with_short_omp_spin() {
   execv("/proc/self/exe", argv.data());  // returns only on failure: go on with the default spin
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   if (!(f << text)) throw UsageError("cannot write " + path);
@@ -72,7 +64,7 @@ ProfileOptions profile_options(const Args& args) {
 
 std::vector<int> thread_caps(const Args& args) {
   std::vector<int> caps;
-  for (const auto& t : split(args.get("threads", "1,2"))) {
+  for (const auto& t : split_list(args.get("threads", "1,2"))) {
     if (t != "1" && t != "2") throw UsageError("--threads: thread caps are 1 and 2, got '" + t + "'");
     caps.push_back(std::stoi(t));
   }
@@ -125,12 +117,12 @@ int run_bench(const std::vector<std::string>& argv) {
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
   std::vector<Network> nets;
-  for (const auto& m : split(args.get("models", kDefaultModels))) nets.push_back(load_model(m));
+  for (const auto& m : split_list(args.get("models", kDefaultModels))) nets.push_back(load_model(m));
   BenchOptions bo;
   bo.registry = &default_registry();
   bo.rounds = args.get_int("repeats", kDefaultBenchRounds);
   bo.calibration_samples = args.get_int("calibration", kDefaultBenchCalibration);
-  bo.labels = split(args.get("labels"));
+  bo.labels = split_list(args.get("labels"));
   if (bo.rounds < 1) throw UsageError("--repeats must be >= 1");
   std::vector<int> caps = thread_caps(args);
   ProgressLine line(args.flag("quiet"));

@@ -14,24 +14,16 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 ProfileOptions options_from(const Args& args) {
   ProfileOptions o;
-  for (const auto& name : split(args.get("libs"))) {
+  for (const auto& name : split_list(args.get("libs"))) {
     auto lib = parse_library(name);
     if (!lib) throw UsageError("--libs: unknown library '" + name + "'");
     o.libraries.push_back(*lib);
   }
   if (args.has("threads")) {
     o.threads.clear();
-    for (const auto& t : split(args.get("threads"))) {
+    for (const auto& t : split_list(args.get("threads"))) {
       if (t != "1" && t != "2") throw UsageError("--threads: thread sets are 1 (cpu0) and 2 (cpu0-1), got '" + t + "'");
       o.threads.push_back(std::stoi(t));
     }

@@ -176,6 +176,7 @@ void start_thread_sets() {
   if (cpus().second >= 0) worker();
 }
 int available_thread_set_cpus() { return cpus().second >= 0 ? 2 : 1; }
+int thread_set_cpu(int k) { return k == 0 ? cpus().first : k == 1 ? cpus().second : -1; }
 
 namespace detail {
 

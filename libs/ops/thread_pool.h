@@ -28,6 +28,10 @@ class ScopedPin {
 void start_thread_sets();
 /// Number of CPUs the pinned sets can use (2 when cpu1 exists and is allowed).
 int available_thread_set_cpus();
+/// The CPU of thread-set slot k (0: "cpu0", 1: "cpu1"): the k-th CPU the process was allowed
+/// when thread sets were first used, so backends pin their own workers to the same CPUs.
+/// -1 when there is no such CPU.
+int thread_set_cpu(int k);
 
 /// Every pool with workers on cpu1 (ours, XNNPACK's pthreadpool) lets them spin after a
 /// job so that back-to-back jobs start at once. A spinning worker of one pool keeps another

@@ -5,22 +5,10 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include "libs/ops/thread_pool.h"
 #include "libs/torch/torch_ops_common.h"
 
 namespace lw::torch_ops {
-namespace {
-
-int second_cpu() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
-  int seen = 0;
-  for (int i = 0; i < CPU_SETSIZE; ++i)
-    if (CPU_ISSET(i, &set) && ++seen == 2) return i;
-  return -1;
-}
-
-}  // namespace
 
 void set_threads(int threads) {
   if (at::get_num_threads() != threads) at::set_num_threads(threads);
@@ -31,7 +19,7 @@ void prepare_threads(int threads) {
   if (threads < 2) return;
   // The caller may already be pinned to cpu0 (ScopedPin), so read the allowed set once
   // from the first (unpinned) call and pin OpenMP thread 1 of this caller's team there.
-  static const int cpu = second_cpu();
+  static const int cpu = thread_set_cpu(1);
   if (cpu < 0) return;
   at::parallel_for(0, 2, 1, [](int64_t, int64_t) {
     if (at::get_thread_num() != 1) return;

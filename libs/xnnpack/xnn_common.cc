@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "libs/ops/thread_pool.h"
 #include "libs/xnnpack/xnn_common.h"
 
 namespace lw::xnn {
@@ -28,17 +29,6 @@ Status initialize() {
 }
 
 namespace {
-
-// The second CPU the process may run on (as libs/ops thread sets), or -1.
-int second_cpu() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
-  int seen = 0;
-  for (int i = 0; i < CPU_SETSIZE; ++i)
-    if (CPU_ISSET(i, &set) && ++seen == 2) return i;
-  return -1;
-}
 
 // pthreadpool hides its worker threads, so pin them from inside a job: two items, one per
 // thread (pthreadpool hands each thread one item of a 2-item range before stealing); both
@@ -66,7 +56,7 @@ pthreadpool_t make_pool2() {
   if (!p) return nullptr;
   PinJob job;
   job.caller = pthread_self();
-  job.cpu = second_cpu();
+  job.cpu = thread_set_cpu(1);
   pthreadpool_parallelize_1d(p, pin_task, &job, 2, 0);
   if (!job.pinned)
     std::fprintf(stderr, "layerwise: xnnpack 2-thread pool worker could not be pinned (cpu %d); it floats\n", job.cpu);
