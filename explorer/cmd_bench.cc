@@ -11,6 +11,7 @@
 
 #include "explorer/bench.h"
 #include "explorer/cli.h"
+#include "explorer/protocol_args.h"
 #include "explorer/model_arg.h"
 #include "explorer/progress.h"
 #include "libs/exec/backends.h"
@@ -51,12 +52,7 @@ void write_file(const std::string& path, const std::string& text) {
 ProfileOptions profile_options(const Args& args) {
   ProfileOptions o;
   o.threads = {1, 2};  // both thread sets: the 2-thread study needs them, the 1-thread one ignores them
-  o.protocol.warmup = args.get_int("warmup", o.protocol.warmup);
-  o.protocol.runs = args.get_int("runs", o.protocol.runs);
-  o.protocol.max_runs = std::max(o.protocol.runs, args.get_int("max-runs", o.protocol.max_runs));
-  o.protocol.cv_threshold = args.get_double("cv", o.protocol.cv_threshold);
-  o.protocol.max_seconds = args.get_double("max-seconds", o.protocol.max_seconds);
-  if (o.protocol.runs < 1 || o.protocol.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  o.protocol = protocol_from_args(args);
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
   o.should_stop = [] { return g_interrupted != 0; };
   return o;

@@ -5,6 +5,7 @@
 
 #include "env/profiler.h"
 #include "explorer/cli.h"
+#include "explorer/protocol_args.h"
 #include "explorer/model_arg.h"
 #include "explorer/progress.h"
 #include "libs/exec/backends.h"
@@ -28,12 +29,7 @@ ProfileOptions options_from(const Args& args) {
       o.threads.push_back(std::stoi(t));
     }
   }
-  o.protocol.warmup = args.get_int("warmup", o.protocol.warmup);
-  o.protocol.runs = args.get_int("runs", o.protocol.runs);
-  o.protocol.max_runs = std::max(o.protocol.runs, args.get_int("max-runs", o.protocol.max_runs));
-  o.protocol.cv_threshold = args.get_double("cv", o.protocol.cv_threshold);
-  o.protocol.max_seconds = args.get_double("max-seconds", o.protocol.max_seconds);
-  if (o.protocol.runs < 1 || o.protocol.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  o.protocol = protocol_from_args(args);
   o.reuse_identical_layers = !args.flag("no-reuse");
   return o;
 }

@@ -1,0 +1,23 @@
+/// \file
+/// The measurement-protocol options every measuring command shares (profile, bench):
+/// --warmup, --runs, --max-runs, --cv, --max-seconds.
+#pragma once
+#include <algorithm>
+
+#include "env/measure.h"
+#include "explorer/cli.h"
+
+namespace lw::cli {
+
+inline Protocol protocol_from_args(const Args& args) {
+  Protocol p;
+  p.warmup = args.get_int("warmup", p.warmup);
+  p.runs = args.get_int("runs", p.runs);
+  p.max_runs = std::max(p.runs, args.get_int("max-runs", p.max_runs));
+  p.cv_threshold = args.get_double("cv", p.cv_threshold);
+  p.max_seconds = args.get_double("max-seconds", p.max_seconds);
+  if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  return p;
+}
+
+}  // namespace lw::cli
