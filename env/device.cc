@@ -3,7 +3,6 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <set>
 #include <thread>
@@ -36,16 +35,25 @@ nlohmann::json isa_flags() {
   return out;
 }
 
-// Version of an installed Debian package ("" if absent): the libraries are Debian's, so
-// the package version names exactly what was measured.
+// Version of an installed Debian package ("" if absent): the libraries are Debian's, so the
+// package version names exactly what was measured. Read from dpkg's status file rather than by
+// running dpkg-query, so the fingerprint never changes because a subprocess failed.
 std::string package_version(const std::string& pkg) {
-  std::string cmd = "dpkg-query -W -f='${Version}' " + pkg + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
-  if (!p) return "";
-  char buf[128];
-  std::string out;
-  while (fgets(buf, sizeof buf, p.get())) out += buf;
-  return out;
+  std::ifstream f("/var/lib/dpkg/status");
+  std::string line;
+  bool in_pkg = false, installed = false;
+  while (std::getline(f, line)) {
+    if (line.empty()) {
+      in_pkg = installed = false;
+    } else if (line.rfind("Package: ", 0) == 0) {
+      in_pkg = line.substr(9) == pkg;
+    } else if (in_pkg && line.rfind("Status: ", 0) == 0) {
+      installed = line.find(" installed") != std::string::npos;
+    } else if (in_pkg && installed && line.rfind("Version: ", 0) == 0) {
+      return line.substr(9);
+    }
+  }
+  return "";
 }
 
 }  // namespace
