@@ -3,14 +3,7 @@
 // folded) give the reference executor the same predictions as LibTorch.
 // LibTorch first: it pulls in glog, whose CHECK macros abort; the tests use doctest's.
 #include "libs/torch/ir_module.h"
-#undef CHECK
-#undef CHECK_EQ
-#undef CHECK_NE
-#undef CHECK_LT
-#undef CHECK_LE
-#undef CHECK_GT
-#undef CHECK_GE
-#include <doctest/doctest.h>
+#include "tests/doctest_after_torch.h"
 
 #include <algorithm>
 #include <unistd.h>
