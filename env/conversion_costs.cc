@@ -1,5 +1,6 @@
 #include "env/conversion_costs.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -33,7 +34,8 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   LW_RETURN_IF_ERROR(prim->setup({in.data()}, out.data(), ws.data()));
   ScopedPin pin;
   LatencyStats stats;
-  LW_RETURN_IF_ERROR(measure(protocol, [&] { return prim->run(); }, &stats));
+  WarmSet warm{std::max(d.from.threads, d.to.threads), {{in.data(), in.bytes()}}};
+  LW_RETURN_IF_ERROR(measure(protocol, [&] { return prim->run(); }, &stats, &warm));
   *ms = stats.median;
   return Status::ok();
 }

@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <unistd.h>
+
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 
 nlohmann::json Protocol::to_json() const {
   return {{"warmup", warmup}, {"runs", runs}, {"cv_threshold", cv_threshold}, {"max_runs", max_runs},
-          {"max_seconds", max_seconds}, {"statistic", "median"}};
+          {"max_seconds", max_seconds}, {"statistic", "median"}, {"cache", cold_cache ? "cold-private" : "warm"}};
 }
 
 bool Protocol::operator==(const Protocol& o) const { return to_json() == o.to_json(); }
@@ -31,13 +34,65 @@ LatencyStats latency_stats(std::vector<double> ms) {
   return s;
 }
 
-Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out) {
+namespace {
+
+constexpr size_t kLine = 64;
+
+// Reads one word per cache line; the sum is consumed so the loads are not optimised out.
+uint64_t read_lines(const void* p, size_t bytes) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < bytes; i += kLine) sum += b[i];
+  return sum;
+}
+
+// One eviction buffer per thread-set slot, written once so its pages are real (an unwritten
+// buffer reads as the shared zero page and evicts nothing).
+struct EvictionBuffers {
+  std::vector<std::vector<uint8_t>> per_slot;
+  EvictionBuffers() {
+    for (int k = 0; k < 2; ++k) per_slot.emplace_back(2 * private_cache_bytes(), uint8_t(k + 1));
+  }
+};
+
+volatile uint64_t g_sink;
+
+}  // namespace
+
+size_t private_cache_bytes() {
+  long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return size_t(l1 > 0 ? l1 : 48 << 10) + size_t(l2 > 0 ? l2 : 2 << 20);
+}
+
+void evict_private_caches(int threads) {
+  static EvictionBuffers buffers;
+  int slots = std::min(std::max(threads, 1), available_thread_set_cpus());
+  parallel_for(slots, slots, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) g_sink = read_lines(buffers.per_slot[k].data(), buffers.per_slot[k].size());
+  });
+  // Our cpu1 worker would otherwise spin after the eviction and hold cpu1 against the
+  // worker of the library being timed.
+  if (slots > 1) park_thread_set_worker();
+}
+
+Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm) {
   using clock = std::chrono::steady_clock;
-  for (int i = 0; i < p.warmup; ++i) LW_RETURN_IF_ERROR(fn());
+  auto prepare = [&] {
+    if (!p.cold_cache || !warm) return;
+    if (warm->evict) evict_private_caches(warm->threads);
+    uint64_t sum = 0;
+    for (const auto& [ptr, bytes] : warm->buffers) sum += read_lines(ptr, bytes);
+    g_sink = sum;
+  };
+  for (int i = 0; i < p.warmup; ++i) {
+    prepare();
+    LW_RETURN_IF_ERROR(fn());
+  }
   std::vector<double> ms;
   ms.reserve(p.max_runs);
   auto start = clock::now();
   for (;;) {
+    prepare();
     auto t0 = clock::now();
     LW_RETURN_IF_ERROR(fn());
     ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());

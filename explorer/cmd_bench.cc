@@ -108,7 +108,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 
 int run_bench(const std::vector<std::string>& argv) {
   reexec_with_short_omp_spin();
-  Args args(argv, {"quiet"},
+  Args args(argv, {"quiet", "warm-cache"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
@@ -148,7 +148,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--models resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet]\n"
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
                "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--quiet]\n"
-               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2]\n\n"
+               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
                "(both thread sets, the protocol options above; resumable). For every model and thread\n"
                "cap, plans ref-fp32, native, xnnpack, torch-nchw, torch-nhwc, opt-fp32 and opt-int8\n"

@@ -35,7 +35,7 @@ ProfileOptions options_from(const Args& args) {
 }
 
 int run_profile(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "no-reuse"},
+  Args args(argv, {"quiet", "no-reuse", "warm-cache"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "out"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
   Network net = load_model(args.get("model"));
@@ -70,13 +70,15 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
                "         [--libs native,openblas,xnnpack,torch] [--threads 1,2]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2]\n"
-               "         [--no-reuse] [--quiet]\n\n"
+               "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "repeats until the CV is below --cv or --max-runs / --max-seconds is reached) and\n"
                "memory of every implementation, and every format conversion on every edge. Each\n"
                "layer is flushed to <out>.partial as it is measured: run the same command again\n"
                "after an interruption to continue. Identical layers share measurements unless\n"
-               "--no-reuse.\n",
+               "--no-reuse. Every run starts with this core's L1/L2 evicted and only the layer's\n"
+               "inputs read back, as inside a network (weights come from the shared cache);\n"
+               "--warm-cache times back-to-back runs instead (faster, optimistic for big layers).\n",
                run_profile});
 
 }  // namespace

@@ -1,6 +1,6 @@
 /// \file
 /// The measurement-protocol options every measuring command shares (profile, bench):
-/// --warmup, --runs, --max-runs, --cv, --max-seconds.
+/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache.
 #pragma once
 #include <algorithm>
 
@@ -16,6 +16,7 @@ inline Protocol protocol_from_args(const Args& args) {
   p.max_runs = std::max(p.runs, args.get_int("max-runs", p.max_runs));
   p.cv_threshold = args.get_double("cv", p.cv_threshold);
   p.max_seconds = args.get_double("max-seconds", p.max_seconds);
+  p.cold_cache = !args.flag("warm-cache");
   if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
   return p;
 }
