@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace lw {
@@ -170,6 +171,19 @@ double predict_latency_ms(const Problem& p, const std::vector<int>& a) {
   }
   for (const auto& e : p.edges) total += p.edge_cost(e, a[e.producer], a[e.consumer]);
   return total + p.out_ms[a[p.n - 1]];
+}
+
+double predict_executed_latency_ms(const Problem& p, const std::vector<int>& a) {
+  double total = predict_latency_ms(p, a);
+  if (!(total < kInf)) return total;
+  std::set<std::pair<int, int>> converted;  // (producer, target format) already paid for
+  for (const auto& e : p.edges) {
+    double c = p.edge_cost(e, a[e.producer], a[e.consumer]);
+    if (c <= 0) continue;
+    int target = p.fields[p.offset[e.consumer] + a[e.consumer]].in_format;
+    if (!converted.insert({e.producer, target}).second) total -= c;
+  }
+  return total;
 }
 
 int64_t predict_memory_bytes(const Problem& p, const std::vector<int>& a) {

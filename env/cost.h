@@ -87,6 +87,12 @@ Status compile_problem(const Lut& lut, Problem* out);
 /// `assignment[i]` is the impl index within layer i. +inf when it uses an unusable impl or
 /// an impossible edge.
 double predict_latency_ms(const Problem& p, const std::vector<int>& assignment);
+/// The latency the executor will take: like predict_latency_ms, but a conversion that
+/// several consumers need (same producer, same target format: a residual block's output
+/// going to the next conv and to the add) is charged once, as the executor runs its chain
+/// once. Not decomposable over edges, so the search objective stays the per-edge upper
+/// bound above; predictions of a chosen deployment (replay, bench) use this.
+double predict_executed_latency_ms(const Problem& p, const std::vector<int>& assignment);
 int64_t predict_memory_bytes(const Problem& p, const std::vector<int>& assignment);
 int64_t linear_memory_bytes(const Problem& p, const std::vector<int>& assignment, MemoryModel model);
 /// The per-layer memory term of the linear models: weights + workspace + output of one impl.

@@ -101,6 +101,27 @@ TEST_CASE("cost: peak memory follows liveness") {
   CHECK(linear_memory_bytes(p, a, MemoryModel::kLayerByLayer) == 400);
 }
 
+TEST_CASE("cost: a conversion several consumers need is charged once in the executed prediction") {
+  // in -> a (NCHW out) -> b, c (NHWC in each) -> add(b, c): a's output is converted once for both.
+  Lut lut;
+  lut.model_name = "shared";
+  lut.formats = {{Layout::kNCHW, DType::kF32, 1}, {Layout::kNHWC, DType::kF32, 1}};
+  lut.layers = {layer("in", LayerKind::kInput, {}, {impl("in", 0, 0, 0, "input")}),
+                layer("a", LayerKind::kRelu, {0}, {impl("a", 0, 0, 1.0)}),
+                layer("b", LayerKind::kRelu, {1}, {impl("b_nhwc", 1, 1, 2.0), impl("b_nchw", 0, 1, 2.5)}),
+                layer("c", LayerKind::kRelu, {1}, {impl("c_nhwc", 1, 1, 3.0)}),
+                layer("add", LayerKind::kAdd, {2, 3}, {impl("add", 1, 0, 0.5)})};
+  lut.conversions = {{1, 2, 0, 1, 0.25, 0.25, {"to_nhwc"}}, {1, 3, 0, 1, 0.25, 0.25, {"to_nhwc"}}};
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  std::vector<int> both = {0, 0, 0, 0, 0}, one = {0, 0, 1, 0, 0};
+  CHECK(predict_latency_ms(p, both) == doctest::Approx(1 + 2 + 3 + 0.5 + 0.5));  // per edge: twice
+  CHECK(predict_executed_latency_ms(p, both) == doctest::Approx(1 + 2 + 3 + 0.5 + 0.25));
+  // Only c needs the conversion: nothing to share.
+  CHECK(predict_executed_latency_ms(p, one) == doctest::Approx(predict_latency_ms(p, one)));
+  CHECK(predict_executed_latency_ms(p, one) == doctest::Approx(1 + 2.5 + 3 + 0.5 + 0.25));
+}
+
 TEST_CASE("env: episode return is minus the predicted latency; masks exclude unusable impls") {
   SyntheticLutOptions o;
   o.failed_fraction = 0.2;
