@@ -18,6 +18,9 @@ std::vector<ConvTester> conv_shapes(int random_count, uint64_t seed) {
   v.push_back(ConvTester().input(1, 4, 3, 3).out_channels(3).kernel(3).pad(1).bias(false));      // tiny, tiles overhang
   v.push_back(ConvTester().input(1, 16, 1, 1).out_channels(16).kernel(3).pad(1));                // 3x3 on 1x1 spatial
   v.push_back(ConvTester().input(1, 32, 14, 14).out_channels(40).kernel(3).pad(1).activation(LayerKind::kRelu));
+  // Large enough that Winograd cuts it into several blocks of tile rows, the last one
+  // partial, in two images; channels off the vector width (21 = 16 + 5).
+  v.push_back(ConvTester().input(2, 21, 99, 101).out_channels(19).kernel(3).pad(1, 0, 1, 2).activation(LayerKind::kRelu));
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) { return int(std::uniform_int_distribution<int>(lo, hi)(rng)); };
   for (int i = 0; i < random_count; ++i) {

@@ -31,7 +31,9 @@ inline double max_rel_error(const Tensor& got, const Tensor& want) {
   Tensor g = to_layout(got, Layout::kNCHW);
   double err = 0, scale = 1e-6;
   for (int64_t i = 0; i < want.shape().elements(); ++i) {
-    err = std::max(err, double(std::fabs(g.f32()[i] - want.f32()[i])));
+    const double d = std::fabs(double(g.f32()[i]) - want.f32()[i]);
+    if (std::isnan(d)) return d;  // std::max would drop it, hiding outputs left at the NaN poison
+    err = std::max(err, d);
     scale = std::max(scale, double(std::fabs(want.f32()[i])));
   }
   return err / scale;

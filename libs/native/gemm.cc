@@ -5,6 +5,7 @@
 #define EIGEN_STACK_ALLOCATION_LIMIT (2 * 1024 * 1024)
 #include <Eigen/Core>
 
+#include "libs/native/kernels.h"
 #include "libs/native/native.h"
 #include "libs/ops/thread_pool.h"
 
@@ -47,4 +48,33 @@ void native_gemm(int threads, int m, int n, int k, const float* a, int lda, cons
   }
 }
 
+namespace native {
+namespace {
+
+// Eigen's own GEMM building blocks (GeneralMatrixMatrix.h) in its column-major view, where
+// row-major C = A * B is C^T = B^T * A^T: B^T is Eigen's left operand, A^T its right.
+using Index = Eigen::Index;
+using Traits = Eigen::internal::gebp_traits<float, float>;
+using LhsMapper = Eigen::internal::const_blas_data_mapper<float, Index, Eigen::ColMajor>;
+using ResMapper = Eigen::internal::blas_data_mapper<float, Index, Eigen::ColMajor>;
+using PackLhs = Eigen::internal::gemm_pack_lhs<float, Index, LhsMapper, Traits::mr, Traits::LhsProgress,
+                                               Traits::LhsPacket4Packing, Eigen::ColMajor>;
+using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, LhsMapper, Traits::nr, Eigen::ColMajor>;
+using Gebp = Eigen::internal::gebp_kernel<float, float, Index, ResMapper, Traits::mr, Traits::nr, false, false>;
+
+}  // namespace
+
+void native_gemm_pack_b(int n, int k, const float* b, int ldb, float* packed) {
+  PackLhs()(packed, LhsMapper(b, ldb), k, n);
+}
+
+void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
+                          float* a_buffer) {
+  for (int i = 0; i < m; ++i) std::fill(c + int64_t(i) * ldc, c + int64_t(i) * ldc + n, 0.f);
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  PackRhs()(a_buffer, LhsMapper(a, lda), k, m);
+  Gebp()(ResMapper(c, ldc), packed_b, a_buffer, n, k, m, 1.f);
+}
+
+}  // namespace native
 }  // namespace lw

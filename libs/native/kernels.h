@@ -70,6 +70,13 @@ class ConvBase : public Primitive {
   float* ws_ = nullptr;
 };
 
+/// GEMM with a constant right operand packed once, outside run(): row-major
+/// C[m x n] = A[m x k] * B[k x n]. Both buffers must be 64-byte aligned (Eigen's packed
+/// panels are read with aligned loads). packed_b holds n * k floats, a_buffer m * k.
+void native_gemm_pack_b(int n, int k, const float* b, int ldb, float* packed_b);
+void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
+                          float* a_buffer);
+
 /// Packs [K][Cg][kh][kw] weights as [g][kh][kw][Cg][Kg] (B operand of NHWC GEMMs).
 std::vector<float> pack_hwio(const Layer& l, int cg);
 
