@@ -24,6 +24,8 @@ constexpr const char* kRuns = "runs";
 constexpr const char* kCvThreshold = "cv_threshold";
 constexpr const char* kMaxRuns = "max_runs";
 constexpr const char* kMaxSeconds = "max_seconds";
+constexpr const char* kColdCache = "cold_cache";
+constexpr const char* kLut = "lut";
 constexpr const char* kSearch = "search";
 constexpr const char* kObjective = "objective";
 constexpr const char* kMemoryWeight = "memory_weight_ms_per_mib";
@@ -74,7 +76,10 @@ Status parse_device(const JsonReader& r, const json& j, const ConfigVocabulary& 
 
 Status parse_profile(const JsonReader& r, const json& j, ExperimentConfig* c) {
   const std::string p = std::string("/") + key::kProfile;
-  LW_RETURN_IF_ERROR(r.keys(j, p, {key::kWarmup, key::kRuns, key::kCvThreshold, key::kMaxRuns, key::kMaxSeconds}));
+  LW_RETURN_IF_ERROR(r.keys(
+      j, p, {key::kWarmup, key::kRuns, key::kCvThreshold, key::kMaxRuns, key::kMaxSeconds, key::kColdCache, key::kLut}));
+  LW_RETURN_IF_ERROR(r.boolean(j, key::kColdCache, p, &c->cold_cache));
+  LW_RETURN_IF_ERROR(r.string(j, key::kLut, p, &c->lut_file));
   LW_RETURN_IF_ERROR(r.integer(j, key::kWarmup, p, &c->warmup));
   LW_RETURN_IF_ERROR(r.integer(j, key::kRuns, p, &c->runs));
   LW_RETURN_IF_ERROR(r.number(j, key::kCvThreshold, p, &c->cv_threshold));
@@ -203,7 +208,8 @@ json resolved_config(const ExperimentConfig& c) {
   j[key::kModel] = c.model;
   j[key::kDevice] = {{key::kLibraries, c.libraries}, {key::kThreads, c.threads}};
   j[key::kProfile] = {{key::kWarmup, c.warmup}, {key::kRuns, c.runs}, {key::kCvThreshold, c.cv_threshold},
-                      {key::kMaxRuns, c.max_runs}, {key::kMaxSeconds, c.max_seconds}};
+                      {key::kMaxRuns, c.max_runs}, {key::kMaxSeconds, c.max_seconds}, {key::kColdCache, c.cold_cache}};
+  if (!c.lut_file.empty()) j[key::kProfile][key::kLut] = c.lut_file;
   j[key::kSearch] = {{key::kObjective, c.objective}, {key::kMemoryWeight, c.memory_weight_ms_per_mib},
                      {key::kAgents, agents}, {key::kSeeds, c.seeds}};
   if (c.max_memory_mib) j[key::kSearch][key::kMaxMemory] = *c.max_memory_mib;

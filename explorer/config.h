@@ -47,6 +47,8 @@ struct ExperimentConfig {
   double cv_threshold = kDefaultCvThreshold;
   int max_runs = kDefaultMaxRuns;
   double max_seconds = kDefaultMaxSeconds;
+  bool cold_cache = true;              // Protocol::cold_cache (env/measure.h)
+  std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
   // search
   std::string objective = "latency";   // latency | weighted (latency + memory_weight x MiB)
   double memory_weight_ms_per_mib = 0; // only for "weighted": reward = -(ms + w * MiB)

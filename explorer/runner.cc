@@ -138,6 +138,7 @@ ProfileOptions profile_options(const ExperimentConfig& c) {
   o.protocol.cv_threshold = c.cv_threshold;
   o.protocol.max_runs = c.max_runs;
   o.protocol.max_seconds = c.max_seconds;
+  o.protocol.cold_cache = c.cold_cache;
   return o;
 }
 
@@ -149,7 +150,17 @@ std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const 
          ".lut.json";
 }
 
+// profile.lut: the user's own LUT, used as it is (checked against the model and device
+// before anything runs, see check_given_lut).
+void use_given_lut(Run& r, RunSummary& sum) {
+  r.lut_path = sum.lut_path = r.cfg.lut_file;
+  ok_or_throw(load_lut(r.lut_path, &r.lut));
+  sum.lut_reused = true;
+  std::fprintf(stderr, "profile: using %s\n", r.lut_path.c_str());
+}
+
 void stage_profile(Run& r, RunSummary& sum) {
+  if (!r.cfg.lut_file.empty()) return use_given_lut(r, sum);
   ProfileOptions o = profile_options(r.cfg);
   r.lut_path = lut_cache_path(r.cfg, r.net, o);
   sum.lut_path = r.lut_path;
@@ -289,6 +300,14 @@ void check_feasible(const ExperimentConfig& c, const Network& net, const std::st
   }
 }
 
+void check_given_lut(const ExperimentConfig& c, const Network& net, const std::string& origin) {
+  if (c.lut_file.empty()) return;
+  Lut lut;
+  Status s = load_lut(c.lut_file, &lut);
+  std::string why = s.is_ok() ? lut_mismatch(lut, net) : s.message();
+  if (!why.empty()) throw UsageError(origin + ": /profile/lut: " + c.lut_file + ": " + why);
+}
+
 }  // namespace
 
 namespace {
@@ -344,10 +363,13 @@ void run_measure_stages(Run& r, RunSummary& sum) {
   for (const Measurement& m : fr.references) sum.points.push_back(point_of(m.label, m));
   const Measurement* chosen = fr.chosen.empty() ? nullptr : fr.find(fr.chosen);
   if (!chosen) {
-    std::fprintf(stderr, "filter: no candidate met the constraints; nothing to replay (see %s/filtered.csv)\n",
+    std::fprintf(stderr, "filter: no deployment met the constraints; nothing to replay (see %s/filtered.csv)\n",
                  r.dir.c_str());
     return;
   }
+  if (std::any_of(fr.references.begin(), fr.references.end(), [&](auto& m) { return m.label == fr.chosen; }))
+    std::fprintf(stderr, "filter: no search candidate met the constraints; chose the fastest reference that does (%s)\n",
+                 fr.chosen.c_str());
   ReplayOptions ro;
   ro.runs = r.cfg.replay_runs;
   ReplayResult rr;
@@ -368,6 +390,7 @@ std::string run_experiment(const ExperimentConfig& cfg, const std::string& confi
     throw UsageError(config_path + ": /model: " + e.what());
   }
   check_feasible(cfg, r.net, config_path);
+  check_given_lut(cfg, r.net, config_path);
   validate_agents(cfg, config_path);
   open_run_dir(r, config_path);
   RunSummary sum;

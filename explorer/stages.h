@@ -4,7 +4,8 @@
 ///   filter  the search's solutions within a latency band of the fastest are measured on the
 ///           device (latency, accuracy or fidelity, peak memory) together with the marked
 ///           reference deployments (ref-fp32, opt-fp32, all-int8); hard constraints decide
-///           which are kept; the chosen one is the fastest kept (measured latency);
+///           which are kept; the chosen one is the fastest kept (measured latency), or
+///           the fastest reference that meets them when no candidate does;
 ///   pareto  latency–accuracy and latency–memory fronts of everything the filter measured;
 ///   replay  (explorer/replay.h) the chosen deployment end to end against the LUT prediction.
 /// Every measurement runs the real kernels through explorer/deployment.h. Results are
@@ -106,7 +107,9 @@ struct FilterResult {
   std::vector<FilterCandidate> candidates;  // every solution, measured or not, kept or not
   std::vector<Measurement> measured;        // the candidates measured (label = candidate id)
   std::vector<Measurement> references;      // ref-fp32, opt-fp32, all-int8 where the LUT has them
-  std::string chosen;                       // id of the fastest kept candidate ("" when none)
+  /// Id of the fastest kept candidate; when none is kept, the label of the fastest reference
+  /// deployment meeting the constraints; "" when nothing does.
+  std::string chosen;
   const Measurement* find(const std::string& label) const;
 };
 
@@ -114,6 +117,11 @@ struct FilterResult {
 /// chosen one and writes <out_dir>/filtered.csv and <out_dir>/filter.json.
 Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const FilterConstraints& k,
                   const std::string& out_dir, FilterResult* out);
+
+/// When no search candidate meets the constraints (on a random-weight model every fast
+/// assignment with an int8 layer may break the fidelity bound) the user still gets an answer:
+/// the label of the fastest reference deployment meeting them (Opt-FP32 usually), "" if none.
+std::string fastest_passing_reference(const FilterResult& r, const FilterConstraints& k);
 
 /// filter.json <-> FilterResult.
 std::string filter_json(const FilterResult& r);

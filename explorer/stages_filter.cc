@@ -78,17 +78,37 @@ Measurement measurement_from(const json& j) {
   return m;
 }
 
+FilterCandidate as_candidate(const Measurement& m) {
+  FilterCandidate c;
+  c.id = m.label;
+  c.predicted_ms = m.predicted_ms;
+  c.measured = true;
+  c.measured_ms = m.latency.median;
+  c.accuracy = m.accuracy.top1;
+  c.peak_memory_bytes = measured_memory(m);
+  return c;
+}
+
+}  // namespace
+
+std::string fastest_passing_reference(const FilterResult& r, const FilterConstraints& k) {
+  std::vector<FilterCandidate> refs;
+  for (const Measurement& m : r.references) refs.push_back(as_candidate(m));
+  apply_constraints(refs, r.reference_accuracy, k);
+  const FilterCandidate* best = nullptr;
+  for (const FilterCandidate& c : refs)
+    if (c.kept && (!best || c.measured_ms < best->measured_ms)) best = &c;
+  return best ? best->id : "";
+}
+
+namespace {
+
 std::string filtered_csv(const FilterResult& r) {
   std::vector<FilterCandidate> rows = r.candidates;
   for (const Measurement& m : r.references) {  // the marked points, for the table
-    FilterCandidate c;
-    c.id = m.label;
-    c.predicted_ms = m.predicted_ms;
-    c.measured = true;
-    c.measured_ms = m.latency.median;
-    c.accuracy = m.accuracy.top1;
-    c.peak_memory_bytes = measured_memory(m);
-    c.rejected_because = "reference deployment, not a candidate";
+    FilterCandidate c = as_candidate(m);
+    c.kept = m.label == r.chosen;
+    c.rejected_because = c.kept ? "" : "reference deployment, not a candidate";
     rows.push_back(c);
   }
   return filter_csv(rows);
@@ -126,8 +146,8 @@ Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const 
   const FilterCandidate* chosen = nullptr;
   for (const FilterCandidate& c : candidates)
     if (c.kept && (!chosen || c.measured_ms < chosen->measured_ms)) chosen = &c;
-  if (chosen) r.chosen = chosen->id;
   r.candidates = std::move(candidates);
+  r.chosen = chosen ? chosen->id : fastest_passing_reference(r, k);
   LW_RETURN_IF_ERROR(make_dir(out_dir));
   LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/filtered.csv", filtered_csv(r)));
   LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/filter.json", filter_json(r)));
@@ -204,7 +224,10 @@ std::vector<ParetoPoint> pareto_points(const FilterResult& r, std::vector<bool>*
     mixed->push_back(m.mixed_precision());
   };
   for (const Measurement& m : r.measured) add(m, m.label == r.chosen ? "chosen" : m.label);
-  for (const Measurement& m : r.references) add(m, m.label);
+  for (const Measurement& m : r.references) {
+    add(m, m.label);
+    if (m.label == r.chosen) add(m, "chosen");  // the fallback pick (see fastest_passing_reference)
+  }
   return p;
 }
 

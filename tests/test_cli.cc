@@ -162,6 +162,21 @@ TEST_CASE("run: the whole pipeline on a tiny model, then again reusing the LUT w
   CHECK(slurp(dir_a + "/search/qlearning__s3/solutions.csv") == slurp(dir_b + "/search/qlearning__s3/solutions.csv"));
   CHECK(slurp(dir_a + "/search/qlearning__s3/learning_curve.csv") ==
         slurp(dir_b + "/search/qlearning__s3/learning_curve.csv"));
+  // profile.lut: a LUT made earlier is used as given, with the same search result.
+  std::string lut;
+  for (const auto& e : fs::directory_iterator(fs::path(dir_a).parent_path() / "luts"))
+    if (e.path().string().size() > 9 && e.path().string().rfind(".lut.json") == e.path().string().size() - 9)
+      lut = e.path().string();
+  REQUIRE(!lut.empty());
+  std::string text = slurp(exp);
+  auto at = text.find("\"max_seconds\": 0.1");
+  REQUIRE(at != std::string::npos);
+  text.insert(at, "\"lut\": \"" + lut + "\", ");
+  Result c = run("run " + write_temp("given_lut.json", text) + " --fresh");
+  REQUIRE(c.code == 0);
+  CHECK(c.err.find("profile: using " + lut) != std::string::npos);
+  CHECK(slurp(dir_a + "/search/qlearning__s3/solutions.csv") ==
+        slurp(run_dir_of(c) + "/search/qlearning__s3/solutions.csv"));
   fs::remove_all(fs::path(dir_a).parent_path());
 }
 
@@ -209,6 +224,8 @@ TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") 
       {with("\"greedy\"", "\"ppo\""), "/search/agents/0: unknown agent 'ppo'"},
       {with("\"episodes\": 300", "\"episodes\": 300, \"alpah\": 0.1"), "/search/agents/1: qlearning config"},
       {with("\"seeds\": [3]", "\"seeds\": [3], \"max_memory_mib\": 0.0001"), "/search/max_memory_mib: 0.0001 MiB is infeasible"},
+      {with("\"max_seconds\": 0.1", "\"max_seconds\": 0.1, \"lut\": \"/nonexistent/x.lut.json\""), "/profile/lut: /nonexistent/x.lut.json"},
+      {with("\"max_seconds\": 0.1", "\"max_seconds\": 0.1, \"cold_cache\": 1"), "/profile/cold_cache: expected"},
   };
   int i = 0;
   for (const Case& c : cases) {

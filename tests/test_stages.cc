@@ -3,6 +3,7 @@
 // breakdown consistent with the cost model, solutions.csv parsing, a missing dataset.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -135,6 +136,7 @@ TEST_CASE("filter measures the references, keeps by constraint and chooses the f
   CHECK(r.chosen.empty());
   for (const FilterCandidate& x : r.candidates)
     if (x.measured) CHECK(x.rejected_because.find("peak memory") == 0);
+
   fs::remove_all(dir);
 }
 
@@ -215,4 +217,32 @@ TEST_CASE("Fashion-MNIST models: top-1 on the test split; a missing dataset is o
   CHECK(m.accuracy.metric == "top1");
   // A LUT of another network is refused.
   REQUIRE_FALSE(Evaluator::create(fixture().net, lut, o, &ev).is_ok());
+}
+
+TEST_CASE("filter: when no candidate meets the constraints the fastest reference that does is chosen") {
+  auto ref = [](const char* label, double ms, double top1, int64_t heap) {
+    Measurement m;
+    m.label = label;
+    m.latency.median = ms;
+    m.accuracy.top1 = top1;
+    m.memory.measured_heap_bytes = heap;
+    return m;
+  };
+  FilterResult r;
+  r.reference_accuracy = 0.90;
+  r.references = {ref("ref-fp32", 10, 0.90, 4000), ref("opt-fp32", 4, 0.90, 3000), ref("all-int8", 2, 0.80, 1000)};
+  FilterConstraints k;
+  k.max_accuracy_drop_pct = 1.0;
+  CHECK(fastest_passing_reference(r, k) == "opt-fp32");  // all-int8 is faster but drops 10 points
+  k.max_memory_bytes = 3500;
+  CHECK(fastest_passing_reference(r, k) == "opt-fp32");
+  k.max_memory_bytes = 2000;
+  CHECK(fastest_passing_reference(r, k) == "");           // the only one small enough is too inaccurate
+  k.max_accuracy_drop_pct = 20;
+  CHECK(fastest_passing_reference(r, k) == "all-int8");
+  r.chosen = "all-int8";
+  std::vector<bool> mixed;
+  std::vector<ParetoPoint> p = pareto_points(r, &mixed);
+  CHECK(p.size() == 4);  // three references + the chosen one marked again
+  CHECK(std::count_if(p.begin(), p.end(), [](const ParetoPoint& x) { return x.label == "chosen"; }) == 1);
 }

@@ -69,6 +69,14 @@ struct Network {
 /// The error names the layer and the reason.
 Status infer_shapes(Network& net);
 /// Shape of `layer` given its input shapes (no side effects).
+/// Frees a layer's weights and bias, keeping its geometry: what a primitive's private copy of
+/// its layer holds once the weights are packed ('clear()' would keep the capacity, i.e. a
+/// second f32 copy of every weight alive beside the packed one).
+inline void release_weights(Layer& l) {
+  std::vector<float>().swap(l.weights);
+  std::vector<float>().swap(l.bias);
+}
+
 Status infer_layer_shape(const Layer& layer, const std::vector<Shape>& in, Shape* out);
 
 /// Output shapes of layer i's producers, in input order.

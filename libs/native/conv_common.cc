@@ -86,10 +86,7 @@ ConvBase::ConvBase(const PrimitiveArgs& a)
       act_(a.layer->fused_activation) {
   bias_.assign(a.layer->out_channels, 0.f);
   if (!a.layer->bias.empty()) bias_ = a.layer->bias;
-  // The derived class packs from a.layer; this copy keeps geometry only ('= {}' would
-  // keep the capacity, which the measured heap of a plan showed).
-  std::vector<float>().swap(layer_.weights);
-  std::vector<float>().swap(layer_.bias);
+  release_weights(layer_);  // the derived class packs from a.layer; this copy keeps geometry
 }
 
 Status ConvBase::reshape(const std::vector<Shape>& in) {

@@ -14,8 +14,7 @@ class LayerPrim : public Primitive {
   explicit LayerPrim(const PrimitiveArgs& a)
       : Primitive(a.desc.name()), layer_(*a.layer), nhwc_(a.desc.layout_in == Layout::kNHWC), threads_(a.desc.threads) {
     // The copy keeps geometry only; packed weights live in each primitive.
-    std::vector<float>().swap(layer_.weights);  // '= {}' would keep the capacity
-    std::vector<float>().swap(layer_.bias);
+    release_weights(layer_);
   }
   Status reshape(const std::vector<Shape>& in) override {
     in_ = in;

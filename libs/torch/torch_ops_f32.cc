@@ -57,8 +57,7 @@ void apply_activation_(at::Tensor& y, LayerKind act) {
 class TorchPrim : public Primitive {
  public:
   explicit TorchPrim(const PrimitiveArgs& a) : Primitive(a.desc.name()), layer_(*a.layer), desc_(a.desc) {
-    layer_.weights.clear();
-    layer_.bias.clear();
+    release_weights(layer_);
   }
   Status reshape(const std::vector<Shape>& in) override {
     in_ = in;

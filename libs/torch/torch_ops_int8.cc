@@ -56,8 +56,7 @@ class QConv : public Primitive {
     at::globalContext().setQEngine(engine(desc_.algorithm));
     packed_ = prepack(layer_, quantized_weight(layer_, cin_g, qw), bias);
     weight_bytes_ = qw.q.size() + qw.scales.size() * sizeof(float) + layer_.bias.size() * sizeof(float);
-    layer_.weights.clear();
-    layer_.bias.clear();
+    release_weights(layer_);
   }
   Status check_activation() { return activation_bounds_int8(layer_.fused_activation, out_q_, &lo_, &hi_); }
   Status reshape(const std::vector<Shape>& in) override {

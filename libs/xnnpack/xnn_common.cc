@@ -90,8 +90,7 @@ Status f32_bounds(LayerKind act, float* lo, float* hi) {
 
 XnnPrim::XnnPrim(const PrimitiveArgs& a)
     : Primitive(a.desc.name()), layer_(*a.layer), desc_(a.desc), pool_(pool_for(a.desc.threads)) {
-  layer_.weights.clear();
-  layer_.bias.clear();
+  release_weights(layer_);
   out_dtype_ = a.desc.dtype_out;
 }
 
