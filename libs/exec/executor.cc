@@ -1,12 +1,11 @@
 #include "libs/exec/executor.h"
 
-#include <malloc.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
+#include "libs/core/heap.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
@@ -37,11 +36,6 @@ void mark_pool_releases(std::vector<Step>& steps) {
     if (steps[s].pool >= 0) t2.push_back(s);
   for (size_t k = 0; k < t2.size(); ++k)
     steps[t2[k]].release = steps[t2[(k + 1) % t2.size()]].pool != steps[t2[k]].pool;
-}
-
-size_t heap_in_use() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
 }
 
 struct AlignedFree {

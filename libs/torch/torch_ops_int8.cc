@@ -7,8 +7,10 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/native/quantized/PackedParams.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "libs/core/heap.h"
 #include "libs/quant/quant.h"
 #include "libs/torch/torch_ops_common.h"
 
@@ -51,11 +53,16 @@ class QConv : public Primitive {
     const int cin_g = a.in_shapes[0].c / layer_.groups;
     QuantizedWeights qw = per_channel(desc_.algorithm) ? quantize_weights_per_channel(layer_.weights, layer_.out_channels)
                                                        : quantize_weights_per_tensor(layer_.weights);
+    const size_t heap0 = heap_in_use();
     c10::optional<at::Tensor> bias;
     if (!layer_.bias.empty()) bias = at::from_blob(layer_.bias.data(), {layer_.out_channels}).clone();
     at::globalContext().setQEngine(engine(desc_.algorithm));
     packed_ = prepack(layer_, quantized_weight(layer_, cin_g, qw), bias);
-    weight_bytes_ = qw.q.size() + qw.scales.size() * sizeof(float) + layer_.bias.size() * sizeof(float);
+    // The packed object keeps the original int8 weights for unpack() beside the engine's own
+    // packed copy: count what prepack really kept (ResNet-50 all-int8 held twice the int8
+    // weights the arithmetic said), never less than the weights themselves.
+    const size_t kept = heap_in_use() - std::min(heap_in_use(), heap0);
+    weight_bytes_ = std::max(kept, qw.q.size() + qw.scales.size() * sizeof(float) + layer_.bias.size() * sizeof(float));
     release_weights(layer_);
   }
   Status check_activation() { return activation_bounds_int8(layer_.fused_activation, out_q_, &lo_, &hi_); }
