@@ -62,10 +62,66 @@ using PackLhs = Eigen::internal::gemm_pack_lhs<float, Index, LhsMapper, Traits::
 using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, LhsMapper, Traits::nr, Eigen::ColMajor>;
 using Gebp = Eigen::internal::gebp_kernel<float, float, Index, ResMapper, Traits::mr, Traits::nr, false, false>;
 
+// Blocks of the per-run operand (the activations): kDepthBlock deep so that a 48-row
+// micro-panel of the packed operand (48 x 256 floats = 48 KiB) stays in L1 while the gebp
+// kernel sweeps the other operand; kRowBlock rows so that one packed block (512 KiB)
+// stays in the 2 MiB L2 while every panel of the weights passes over it.
+constexpr int kDepthBlock = 256;
+constexpr int kRowBlock = 512;
+
+int64_t slot_floats(int64_t rows, int k) {
+  const int64_t f = std::min<int64_t>(rows, kRowBlock) * std::min(k, kDepthBlock);
+  return (f + 15) / 16 * 16;  // keeps the next thread's slot 64-byte aligned
+}
+
+void zero_rows(float* c, int rows, int cols, int ldc) {
+  for (int i = 0; i < rows; ++i) std::fill(c + int64_t(i) * ldc, c + int64_t(i) * ldc + cols, 0.f);
+}
+
+// C[m x n] = A * B for one thread's rows of A; B packed over its full depth k, so a depth
+// block [k0, k0 + kc) of it is addressed with gebp's stride/offset (stride k, offset k0).
+void rows_times_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
+                         float* buffer) {
+  for (int i0 = 0; i0 < m; i0 += kRowBlock) {
+    const int mc = std::min(kRowBlock, m - i0);
+    float* ci = c + int64_t(i0) * ldc;
+    zero_rows(ci, mc, n, ldc);
+    for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
+      const int kc = std::min(kDepthBlock, k - k0);
+      PackRhs()(buffer, LhsMapper(a + int64_t(i0) * lda + k0, lda), kc, mc);
+      Gebp()(ResMapper(ci, ldc), packed_b, buffer, n, kc, mc, 1.f, k, kc, k0, 0);
+    }
+  }
+}
+
+// C[m x n] = A * B for one thread's columns of B (C's columns at c); A packed over its
+// full depth k, addressed per depth block as above.
+void packed_a_times_cols(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c, int ldc,
+                         float* buffer) {
+  for (int j0 = 0; j0 < n; j0 += kRowBlock) {
+    const int nc = std::min(kRowBlock, n - j0);
+    zero_rows(c + j0, m, nc, ldc);
+    for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
+      const int kc = std::min(kDepthBlock, k - k0);
+      PackLhs()(buffer, LhsMapper(b + int64_t(k0) * ldb + j0, ldb), kc, nc);
+      Gebp()(ResMapper(c + j0, ldc), buffer, packed_a, nc, kc, m, 1.f, kc, k, 0, k0);
+    }
+  }
+}
+
+// Thread splits: B's rows are Eigen's right-hand columns (panels of nr = 4), A's
+// columns its left-hand rows (packets of 16).
+constexpr int kRowGrain = 8;
+constexpr int kColGrain = 16;
+
 }  // namespace
 
 void native_gemm_pack_b(int n, int k, const float* b, int ldb, float* packed) {
   PackLhs()(packed, LhsMapper(b, ldb), k, n);
+}
+
+void native_gemm_pack_a(int m, int k, const float* a, int lda, float* packed) {
+  PackRhs()(packed, LhsMapper(a, lda), k, m);
 }
 
 void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
@@ -74,6 +130,29 @@ void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const fl
   if (m <= 0 || n <= 0 || k <= 0) return;
   PackRhs()(a_buffer, LhsMapper(a, lda), k, m);
   Gebp()(ResMapper(c, ldc), packed_b, a_buffer, n, k, m, 1.f);
+}
+
+int64_t native_gemm_buffer_floats(int threads, int64_t rows, int k) {
+  return int64_t(std::max(threads, 1)) * slot_floats(rows, k);
+}
+
+void native_gemm_with_packed_b(int threads, int m, int n, int k, const float* a, int lda, const float* packed_b,
+                               float* c, int ldc, float* buffer) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t slot = slot_floats(m, k);
+  parallel_for(threads, m, kRowGrain, [&](int64_t i0, int64_t i1) {
+    rows_times_packed_b(int(i1 - i0), n, k, a + i0 * lda, lda, packed_b, c + i0 * ldc, ldc,
+                        buffer + (i0 == 0 ? 0 : slot));
+  });
+}
+
+void native_gemm_with_packed_a(int threads, int m, int n, int k, const float* packed_a, const float* b, int ldb,
+                               float* c, int ldc, float* buffer) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t slot = slot_floats(n, k);
+  parallel_for(threads, n, kColGrain, [&](int64_t j0, int64_t j1) {
+    packed_a_times_cols(m, int(j1 - j0), k, packed_a, b + j0, ldb, c + j0, ldc, buffer + (j0 == 0 ? 0 : slot));
+  });
 }
 
 }  // namespace native
