@@ -58,6 +58,8 @@ class GemmConv : public ConvBase {
   }
   float* lowered() const { return align64(ws_); }
   float* gemm_buffer(int64_t lowered) const { return align64(ws_) + round16(lowered); }
+  // Bias and activation of group gr's output channels, applied inside the GEMM.
+  GemmEpilogue group_epilogue(int gr) const { return {bias_.data() + int64_t(gr) * g_.kg(), act_}; }
 
   int64_t group_floats_ = 0;  // packed floats per group, whole 64-byte lines
 };
@@ -88,11 +90,13 @@ class Im2colConv : public GemmConv {
           cols = lowered();
         }
         if (packs())
-          native_gemm_with_packed_a(threads_, g.kg(), ohw, kdim, weights(gr), cols, ohw, y, ohw, gemm_buffer(lowered_floats(g)));
+          native_gemm_with_packed_a(threads_, g.kg(), ohw, kdim, weights(gr), cols, ohw, y, ohw,
+                                    gemm_buffer(lowered_floats(g)), group_epilogue(gr));
         else
-          gemm_(threads_, g.kg(), ohw, kdim, packed_.data() + int64_t(gr) * g.kg() * kdim, kdim, cols, ohw, y, ohw, false);
+          gemm_(threads_, g.kg(), ohw, kdim, packed_.data() + int64_t(gr) * g.kg() * kdim, kdim, cols, ohw, y, ohw,
+                false);
       }
-    epilogue(y_);
+    if (!packs()) epilogue(y_);
     return Status::ok();
   }
 
@@ -132,10 +136,14 @@ class Gemm1x1NhwcConv : public GemmConv {
     for (int gr = 0; gr < g.groups; ++gr) {
       const float* x = x_ + int64_t(gr) * g.cg();
       float* y = y_ + int64_t(gr) * g.kg();
-      if (packs()) native_gemm_with_packed_b(threads_, pixels, g.kg(), g.cg(), x, g.c, weights(gr), y, g.k, gemm_buffer(0));
-      else gemm_(threads_, pixels, g.kg(), g.cg(), x, g.c, packed_.data() + int64_t(gr) * g.cg() * g.kg(), g.kg(), y, g.k, false);
+      if (packs())
+        native_gemm_with_packed_b(threads_, pixels, g.kg(), g.cg(), x, g.c, weights(gr), y, g.k, gemm_buffer(0),
+                                  group_epilogue(gr));
+      else
+        gemm_(threads_, pixels, g.kg(), g.cg(), x, g.c, packed_.data() + int64_t(gr) * g.cg() * g.kg(), g.kg(), y, g.k,
+              false);
     }
-    epilogue(y_);
+    if (!packs()) epilogue(y_);
     return Status::ok();
   }
 
@@ -168,9 +176,8 @@ class Im2rowConv : public GemmConv {
         lower(x);
         native_gemm_with_packed_b(threads_, int(g.ohw()), g.kg(), kdim, lowered(), kdim, weights(gr),
                                   y_ + int64_t(n) * g.ohw() * g.k + int64_t(gr) * g.kg(), g.k,
-                                  gemm_buffer(lowered_floats(g)));
+                                  gemm_buffer(lowered_floats(g)), group_epilogue(gr));
       }
-    epilogue(y_);
     return Status::ok();
   }
 

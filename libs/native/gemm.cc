@@ -74,38 +74,55 @@ int64_t slot_floats(int64_t rows, int k) {
   return (f + 15) / 16 * 16;  // keeps the next thread's slot 64-byte aligned
 }
 
-void zero_rows(float* c, int rows, int cols, int ldc) {
-  for (int i = 0; i < rows; ++i) std::fill(c + int64_t(i) * ldc, c + int64_t(i) * ldc + cols, 0.f);
+// A block of C starts at its bias (per row or per column; nullptr: zero) instead of being
+// zeroed, and is activated as soon as its products are complete, while it is still in
+// L2: a separate epilogue would stream the whole output through memory twice more.
+void init_block(float* c, int rows, int cols, int ldc, const float* row_bias, const float* col_bias) {
+  for (int i = 0; i < rows; ++i) {
+    float* ci = c + int64_t(i) * ldc;
+    if (col_bias) std::copy(col_bias, col_bias + cols, ci);
+    else std::fill(ci, ci + cols, row_bias ? row_bias[i] : 0.f);
+  }
+}
+void activate_block(float* c, int rows, int cols, int ldc, LayerKind act) {
+  if (!is_activation(act)) return;
+  with_activation(act, [&](auto f) {
+    for (int i = 0; i < rows; ++i)
+      for (float *p = c + int64_t(i) * ldc, *e = p + cols; p < e; ++p) *p = f(*p);
+  });
 }
 
-// C[m x n] = A * B for one thread's rows of A; B packed over its full depth k, so a depth
-// block [k0, k0 + kc) of it is addressed with gebp's stride/offset (stride k, offset k0).
+// C[m x n] = A * B + bias for one thread's rows of A; B packed over its full depth k, so a
+// depth block [k0, k0 + kc) of it is addressed with gebp's stride/offset (stride k,
+// offset k0).
 void rows_times_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
-                         float* buffer) {
+                         float* buffer, const GemmEpilogue& ep) {
   for (int i0 = 0; i0 < m; i0 += kRowBlock) {
     const int mc = std::min(kRowBlock, m - i0);
     float* ci = c + int64_t(i0) * ldc;
-    zero_rows(ci, mc, n, ldc);
+    init_block(ci, mc, n, ldc, nullptr, ep.bias);
     for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
       const int kc = std::min(kDepthBlock, k - k0);
       PackRhs()(buffer, LhsMapper(a + int64_t(i0) * lda + k0, lda), kc, mc);
       Gebp()(ResMapper(ci, ldc), packed_b, buffer, n, kc, mc, 1.f, k, kc, k0, 0);
     }
+    activate_block(ci, mc, n, ldc, ep.act);
   }
 }
 
-// C[m x n] = A * B for one thread's columns of B (C's columns at c); A packed over its
-// full depth k, addressed per depth block as above.
+// C[m x n] = A * B + bias for one thread's columns of B (C's columns at c); A packed over
+// its full depth k, addressed per depth block as above.
 void packed_a_times_cols(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c, int ldc,
-                         float* buffer) {
+                         float* buffer, const GemmEpilogue& ep) {
   for (int j0 = 0; j0 < n; j0 += kRowBlock) {
     const int nc = std::min(kRowBlock, n - j0);
-    zero_rows(c + j0, m, nc, ldc);
+    init_block(c + j0, m, nc, ldc, ep.bias, nullptr);
     for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
       const int kc = std::min(kDepthBlock, k - k0);
       PackLhs()(buffer, LhsMapper(b + int64_t(k0) * ldb + j0, ldb), kc, nc);
       Gebp()(ResMapper(c + j0, ldc), buffer, packed_a, nc, kc, m, 1.f, kc, k, 0, k0);
     }
+    activate_block(c + j0, m, nc, ldc, ep.act);
   }
 }
 
@@ -137,21 +154,21 @@ int64_t native_gemm_buffer_floats(int threads, int64_t rows, int k) {
 }
 
 void native_gemm_with_packed_b(int threads, int m, int n, int k, const float* a, int lda, const float* packed_b,
-                               float* c, int ldc, float* buffer) {
+                               float* c, int ldc, float* buffer, const GemmEpilogue& ep) {
   if (m <= 0 || n <= 0) return;
   const int64_t slot = slot_floats(m, k);
   parallel_for(threads, m, kRowGrain, [&](int64_t i0, int64_t i1) {
     rows_times_packed_b(int(i1 - i0), n, k, a + i0 * lda, lda, packed_b, c + i0 * ldc, ldc,
-                        buffer + (i0 == 0 ? 0 : slot));
+                        buffer + (i0 == 0 ? 0 : slot), ep);
   });
 }
 
 void native_gemm_with_packed_a(int threads, int m, int n, int k, const float* packed_a, const float* b, int ldb,
-                               float* c, int ldc, float* buffer) {
+                               float* c, int ldc, float* buffer, const GemmEpilogue& ep) {
   if (m <= 0 || n <= 0) return;
   const int64_t slot = slot_floats(n, k);
   parallel_for(threads, n, kColGrain, [&](int64_t j0, int64_t j1) {
-    packed_a_times_cols(m, int(j1 - j0), k, packed_a, b + j0, ldb, c + j0, ldc, buffer + (j0 == 0 ? 0 : slot));
+    packed_a_times_cols(m, int(j1 - j0), k, packed_a, b + j0, ldb, c + j0, ldc, buffer + (j0 == 0 ? 0 : slot), ep);
   });
 }
 
