@@ -21,6 +21,11 @@ std::vector<ConvTester> conv_shapes(int random_count, uint64_t seed) {
   // Large enough that Winograd cuts it into several blocks of tile rows, the last one
   // partial, in two images; channels off the vector width (21 = 16 + 5).
   v.push_back(ConvTester().input(2, 21, 99, 101).out_channels(19).kernel(3).pad(1, 0, 1, 2).activation(LayerKind::kRelu));
+  // Past the GEMM's activation blocks (512 rows, 256 deep) with remainders, even per thread
+  // of thread set 2: 1147 pixels, 270 and 297 deep; grouped with 260 channels per group.
+  v.push_back(ConvTester().input(1, 270, 37, 31).out_channels(21).activation(LayerKind::kRelu));
+  v.push_back(ConvTester().input(1, 33, 36, 34).out_channels(10).kernel(3).pad(1));
+  v.push_back(ConvTester().input(2, 520, 9, 7).out_channels(26).groups(2).bias(false));
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) { return int(std::uniform_int_distribution<int>(lo, hi)(rng)); };
   for (int i = 0; i < random_count; ++i) {

@@ -175,12 +175,6 @@ Plan plan_for(const ConvGeom& g, bool nchw) {
   return pl;
 }
 
-// Eigen reads its packed panels with aligned loads.
-template <typename F>
-F* align64(F* p) {
-  return reinterpret_cast<F*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t(63));
-}
-
 template <int M>
 class WinogradConv : public ConvBase {
   static constexpr int T = Wino<M>::T, P = T * T;

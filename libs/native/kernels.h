@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "libs/native/native.h"
@@ -76,6 +77,35 @@ class ConvBase : public Primitive {
 void native_gemm_pack_b(int n, int k, const float* b, int ldb, float* packed_b);
 void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
                           float* a_buffer);
+
+/// Applied by the packed GEMMs below to each block of C while it is in cache: C starts at
+/// the bias (one per output channel: per column of C for with_packed_b, per row for
+/// with_packed_a; nullptr: zero), then `act` (a non-activation kind: none) once the block's
+/// products are complete.
+struct GemmEpilogue {
+  const float* bias = nullptr;
+  LayerKind act = LayerKind::kInput;
+};
+
+/// The conv drivers' GEMMs with the weights packed once at create time (the same packing
+/// as above; pack_a packs a constant left operand A[m x k]): each run packs only the
+/// activations, in blocks of bounded depth and rows, into `buffer`, one slice per thread
+/// of native_gemm_buffer_floats(threads, rows of the activation operand, k) floats,
+/// 64-byte aligned. with_packed_b splits A's rows over the threads (NHWC: pixels x C),
+/// with_packed_a B's columns (NCHW: C x pixels). Neither allocates.
+void native_gemm_pack_a(int m, int k, const float* a, int lda, float* packed_a);
+int64_t native_gemm_buffer_floats(int threads, int64_t rows, int k);
+void native_gemm_with_packed_b(int threads, int m, int n, int k, const float* a, int lda, const float* packed_b,
+                               float* c, int ldc, float* buffer, const GemmEpilogue& epilogue = {});
+void native_gemm_with_packed_a(int threads, int m, int n, int k, const float* packed_a, const float* b, int ldb,
+                               float* c, int ldc, float* buffer, const GemmEpilogue& epilogue = {});
+
+/// Eigen reads its packed panels with aligned loads: packed weights and GEMM buffers start
+/// at align64 of their storage (which holds 16 floats of slack).
+template <typename F>
+F* align64(F* p) {
+  return reinterpret_cast<F*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t(63));
+}
 
 /// Packs [K][Cg][kh][kw] weights as [g][kh][kw][Cg][Kg] (B operand of NHWC GEMMs).
 std::vector<float> pack_hwio(const Layer& l, int cg);
