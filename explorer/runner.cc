@@ -150,11 +150,10 @@ std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const 
          ".lut.json";
 }
 
-// profile.lut: the user's own LUT, used as it is (checked against the model and device
-// before anything runs, see check_given_lut).
+// profile.lut: the user's own LUT, already loaded into r.lut and checked against the model
+// and device before anything ran (load_given_lut).
 void use_given_lut(Run& r, RunSummary& sum) {
   r.lut_path = sum.lut_path = r.cfg.lut_file;
-  ok_or_throw(load_lut(r.lut_path, &r.lut));
   sum.lut_reused = true;
   std::fprintf(stderr, "profile: using %s\n", r.lut_path.c_str());
 }
@@ -300,12 +299,13 @@ void check_feasible(const ExperimentConfig& c, const Network& net, const std::st
   }
 }
 
-void check_given_lut(const ExperimentConfig& c, const Network& net, const std::string& origin) {
-  if (c.lut_file.empty()) return;
-  Lut lut;
-  Status s = load_lut(c.lut_file, &lut);
-  std::string why = s.is_ok() ? lut_mismatch(lut, net) : s.message();
-  if (!why.empty()) throw UsageError(origin + ": /profile/lut: " + c.lut_file + ": " + why);
+// Loads profile.lut into r.lut once, refusing it (as a config error) for another model or device.
+void load_given_lut(Run& r, const std::string& origin) {
+  const std::string& path = r.cfg.lut_file;
+  if (path.empty()) return;
+  Status s = load_lut(path, &r.lut);
+  std::string why = s.is_ok() ? lut_mismatch(r.lut, r.net) : s.message();
+  if (!why.empty()) throw UsageError(origin + ": /profile/lut: " + path + ": " + why);
 }
 
 }  // namespace
@@ -390,7 +390,7 @@ std::string run_experiment(const ExperimentConfig& cfg, const std::string& confi
     throw UsageError(config_path + ": /model: " + e.what());
   }
   check_feasible(cfg, r.net, config_path);
-  check_given_lut(cfg, r.net, config_path);
+  load_given_lut(r, config_path);
   validate_agents(cfg, config_path);
   open_run_dir(r, config_path);
   RunSummary sum;

@@ -14,4 +14,10 @@ inline size_t heap_in_use() {
   return m.uordblks + m.hblkhd;
 }
 
+/// How much the heap grew since heap_in_use() returned `before` (0 if it shrank).
+inline size_t heap_growth_since(size_t before) {
+  const size_t now = heap_in_use();
+  return now > before ? now - before : 0;
+}
+
 }  // namespace lw

@@ -242,7 +242,7 @@ Status Executor::plan(const Network& net, const std::vector<ImplDesc>& assignmen
   }
   impl->time_steps = options.time_steps;
   impl->keep_outputs = options.keep_outputs;
-  mem.measured_heap_bytes = heap_in_use() - std::min(heap_in_use(), heap0);
+  mem.measured_heap_bytes = heap_growth_since(heap0);
   out->reset(new Executor(std::move(impl)));
   (*out)->memory_ = mem;
   (*out)->info_ = std::move(info);

@@ -61,7 +61,7 @@ class QConv : public Primitive {
     // The packed object keeps the original int8 weights for unpack() beside the engine's own
     // packed copy: count what prepack really kept (ResNet-50 all-int8 held twice the int8
     // weights the arithmetic said), never less than the weights themselves.
-    const size_t kept = heap_in_use() - std::min(heap_in_use(), heap0);
+    const size_t kept = heap_growth_since(heap0);
     weight_bytes_ = std::max(kept, qw.q.size() + qw.scales.size() * sizeof(float) + layer_.bias.size() * sizeof(float));
     release_weights(layer_);
   }
