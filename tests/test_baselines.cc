@@ -2,30 +2,14 @@
 // are never worse than any baseline.
 #include <doctest/doctest.h>
 
-#include "env/profiler.h"
 #include "explorer/baselines.h"
-#include "libs/exec/backends.h"
-#include "libs/zoo/zoo_builder.h"
+#include "tests/tiny_profile.h"
 
 using namespace lw;
 
 namespace {
 const Lut& tiny_lut() {
-  static Lut lut = [] {
-    NetBuilder b("tiny", Shape{1, 8, 14, 14});
-    int x = b.act(b.conv(0, 16, 3), LayerKind::kRelu);
-    x = b.act(b.conv(x, 16, 3, 2, 1, 16), LayerKind::kRelu6);
-    x = b.conv(x, 24, 1, 1, 0);
-    b.fc(b.flatten(b.global_avg_pool(x)), 10);
-    Network net = b.finish();
-    init_random_weights(net, 3);
-    ProfileOptions o;
-    o.protocol.warmup = 0;
-    o.protocol.runs = o.protocol.max_runs = 2;
-    Lut l;
-    REQUIRE(profile_network(net, default_registry(), o, &l).is_ok());
-    return l;
-  }();
+  static Lut lut = testing::quick_profile(testing::tiny_conv_net(Shape{1, 8, 14, 14}, "tiny"));
   return lut;
 }
 

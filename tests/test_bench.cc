@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "env/profiler.h"
+#include "tests/tiny_profile.h"
 #include "explorer/baselines.h"
 #include "explorer/bench.h"
 #include "explorer/deployment.h"
@@ -35,10 +35,7 @@ const Tiny& tiny() {
     b.fc(b.flatten(b.global_avg_pool(x)), 10);
     Tiny r{b.finish(), {}};
     init_random_weights(r.net, 5);
-    ProfileOptions o;
-    o.protocol.warmup = 0;
-    o.protocol.runs = o.protocol.max_runs = 2;
-    REQUIRE(profile_network(r.net, default_registry(), o, &r.lut).is_ok());
+    r.lut = testing::quick_profile(r.net);
     return r;
   }();
   return t;

@@ -9,40 +9,21 @@
 #include <set>
 #include <unistd.h>
 
-#include "env/profiler.h"
 #include "explorer/baselines.h"
 #include "explorer/replay.h"
 #include "explorer/stages.h"
-#include "libs/exec/backends.h"
-#include "libs/zoo/zoo_builder.h"
+#include "tests/tiny_profile.h"
 
 using namespace lw;
 namespace fs = std::filesystem;
 
 namespace {
-Network tiny(Shape in, const std::string& name) {
-  NetBuilder b(name, in);
-  int x = b.act(b.conv(0, 16, 3), LayerKind::kRelu);
-  x = b.act(b.conv(x, 16, 3, 2, 1, 16), LayerKind::kRelu6);
-  x = b.conv(x, 24, 1, 1, 0);
-  b.fc(b.flatten(b.global_avg_pool(x)), 10);
-  Network net = b.finish();
-  init_random_weights(net, 3);
-  return net;
-}
-
-Lut profile(const Network& net) {
-  ProfileOptions o;
-  o.protocol.warmup = 0;
-  o.protocol.runs = o.protocol.max_runs = 2;
-  Lut l;
-  REQUIRE(profile_network(net, default_registry(), o, &l).is_ok());
-  return l;
-}
+using testing::quick_profile;
+using testing::tiny_conv_net;
 
 struct Fixture {
-  Network net = tiny(Shape{1, 8, 14, 14}, "tiny");  // random weights: fidelity
-  Lut lut = profile(net);
+  Network net = tiny_conv_net(Shape{1, 8, 14, 14}, "tiny");  // random weights: fidelity
+  Lut lut = quick_profile(net);
 };
 Fixture& fixture() {
   static Fixture f;
@@ -191,7 +172,7 @@ TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is
 }
 
 TEST_CASE("Fashion-MNIST models: top-1 on the test split; a missing dataset is one line naming the file") {
-  Network net = tiny(Shape{1, 1, 32, 32}, "tiny_fm");
+  Network net = tiny_conv_net(Shape{1, 1, 32, 32}, "tiny_fm");
   ProfileOptions po;
   po.libraries = {Library::kNative};
   po.threads = {1};
