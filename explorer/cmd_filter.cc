@@ -75,8 +75,9 @@ int run_filter_cmd(const std::vector<std::string>& argv) {
     Measurement m = *c;
     m.label = "chosen " + m.label;
     print_row(m);
+    std::printf("why: %s (%d extra interleaved rounds to decide)\n", r.chosen_why.c_str(), r.tie_break_rounds);
   } else {
-    std::printf("no candidate passed the constraints: nothing chosen\n");
+    std::printf("no deployment passed the constraints: nothing chosen\n");
   }
   std::printf("wrote %s/filtered.csv and %s/filter.json\n", out.c_str(), out.c_str());
   return 0;
@@ -88,11 +89,13 @@ Registrar reg({"filter", "measure the best candidates on the device and apply ac
                            "         [--max-memory-mib X] [--runs 10] [eval options]\n\n"
                            "QS-DNN §V-C: keeps the distinct solutions within --band % of the fastest predicted\n"
                            "latency (at most --max-candidates), runs each on this device with the real kernels\n"
-                           "(latency: median of --runs; accuracy: top-1 on the Fashion-MNIST test split, or FIDELITY\n"
+                           "(latency: median of --runs interleaved rounds; accuracy: top-1 on the Fashion-MNIST test split, or FIDELITY\n"
                            "vs the f32 reference for random-weight models; peak memory: planned and measured heap),\n"
                            "measures the reference deployments ref-fp32, opt-fp32 and all-int8 too, rejects candidates\n"
                            "whose accuracy drops more than --max-accuracy-drop points below ref-fp32 or whose measured\n"
-                           "memory exceeds --max-memory-mib, and chooses the fastest kept one (measured latency).\n"
+                           "memory exceeds --max-memory-mib, and chooses the fastest measured deployment that meets\n"
+                           "them, candidates and references alike; two within noise are re-timed interleaved until\n"
+                           "the difference is significant (Mann-Whitney U, p < 0.05), else the more accurate wins.\n"
                            "int8 calibration uses the train split only. Writes DIR/filtered.csv and DIR/filter.json\n"
                            "(DIR defaults to the folder of the first solutions file).\n\neval options:\n") +
                    kEvalOptionsHelp,

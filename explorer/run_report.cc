@@ -63,9 +63,12 @@ std::string summary_markdown(const RunSummary& s) {
     << (s.lut_reused ? "reused" : "profiled in " + fmt("%.0f s", s.profile_s)) << ")\n\n";
   o << "## Deployments measured on this device\n\n";
   deployments_table(s, o);
-  if (!s.chosen.empty())
-    o << "\nReplay of the chosen deployment: measured latency " << fmt("%+.1f %%", s.replay_gap_pct)
-      << " vs the LUT prediction (replay.json has the per-layer breakdown).\n";
+  o << "\nEvery row was timed in the same interleaved window (the filter's), so the rows compare.\n";
+  if (!s.chosen.empty()) {
+    o << "\n**Why the chosen deployment:** " << s.chosen_why << ".\n";
+    o << "\nReplay of the chosen deployment (a later run): " << fmt("%.3f ms", s.replay_ms) << ", "
+      << fmt("%+.1f %%", s.replay_gap_pct) << " vs the LUT prediction (replay.json has the per-layer breakdown).\n";
+  }
   o << "\n## Search\n\n";
   search_table(s, o);
   o << "\n## Chosen implementation per layer\n\n";

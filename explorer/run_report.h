@@ -41,7 +41,9 @@ struct RunSummary {
   double exact_optimum_ms = 0;    // certified optimum of the LUT (for gaps)
   std::vector<MeasuredPoint> points;
   std::vector<std::string> chosen;  // implementation per LUT layer
+  std::string chosen_why;           // why the filter chose it (explorer/choice.h)
   double replay_gap_pct = 0;        // chosen: measured vs predicted latency
+  double replay_ms = 0;             // chosen: median of the replay (a later run than the filter's)
   const Lut* lut = nullptr;
 };
 

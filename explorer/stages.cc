@@ -1,6 +1,7 @@
 #include "explorer/stages.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -120,36 +121,59 @@ Status Evaluator::plan(const std::vector<std::string>& names, bool time_steps, s
   return plan_deployment(*s.net, a, d, out);
 }
 
-Status Evaluator::measure(const std::string& label, const std::vector<std::string>& names, Measurement* out,
-                          const Protocol* timing) {
+Status Evaluator::prepare(const std::string& label, const std::vector<std::string>& names, PreparedDeployment* out) {
   State& s = *s_;
   auto fail = [&](const Status& st) { return Status(st.code(), label + ": " + st.message()); };
-  Measurement m;
-  m.label = label;
-  Status st = predict(names, &m);
+  PreparedDeployment d;
+  d.m.label = label;
+  Status st = predict(names, &d.m);
   if (!st.is_ok()) return fail(st);
-  std::unique_ptr<Executor> ex;
-  if (!(st = plan(names, false, &ex)).is_ok()) return fail(st);
-  m.memory = ex->memory();
-  if (!(st = time_deployment(*ex, s.sample, timing ? *timing : s.o.timing, &m.latency)).is_ok()) return fail(st);
+  if (!(st = plan(names, false, &d.ex)).is_ok()) return fail(st);
+  d.m.memory = d.ex->memory();
   const int total = s.metric == "top1" ? s.o.test_images : int(s.inputs.size());
   int done = 0;
+  Executor& ex = *d.ex;
   Forward f = [&](const Tensor& x, Tensor* y) {
     if (s.o.progress && ++done % 64 == 0) s.o.progress(label, double(done) / total);
-    return ex->run(x, y);
+    return ex.run(x, y);
   };
   if (s.metric == "top1") {
-    st = top1_accuracy(f, s.test, 0, s.o.test_images, &m.accuracy);
+    st = top1_accuracy(f, s.test, 0, s.o.test_images, &d.m.accuracy);
   } else {
     // The reference outputs were computed once; x is an element of s.inputs.
     Forward ref = [&](const Tensor& x, Tensor* y) {
       *y = s.ref[size_t(&x - s.inputs.data())];
       return Status::ok();
     };
-    st = fidelity(f, ref, s.inputs, &m.accuracy);
+    st = fidelity(f, ref, s.inputs, &d.m.accuracy);
   }
   if (!st.is_ok()) return fail(st);
-  *out = std::move(m);
+  *out = std::move(d);
+  return Status::ok();
+}
+
+Status Evaluator::time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds, bool warmup) {
+  using clock = std::chrono::steady_clock;
+  Tensor y;
+  if (warmup)
+    for (PreparedDeployment* d : which) LW_RETURN_IF_ERROR(d->ex->run(s_->sample, &y));
+  for (int r = 0; r < rounds; ++r)
+    for (PreparedDeployment* d : which) {
+      auto t0 = clock::now();
+      LW_RETURN_IF_ERROR(d->ex->run(s_->sample, &y));
+      d->samples_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+  for (PreparedDeployment* d : which) d->m.latency = latency_stats(d->samples_ms);
+  return Status::ok();
+}
+
+Status Evaluator::measure(const std::string& label, const std::vector<std::string>& names, Measurement* out,
+                          const Protocol* timing) {
+  PreparedDeployment d;
+  LW_RETURN_IF_ERROR(prepare(label, names, &d));
+  Status st = time_deployment(*d.ex, s_->sample, timing ? *timing : s_->o.timing, &d.m.latency);
+  if (!st.is_ok()) return Status(st.code(), label + ": " + st.message());
+  *out = std::move(d.m);
   return Status::ok();
 }
 

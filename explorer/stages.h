@@ -64,6 +64,14 @@ struct Measurement {
   bool mixed_precision() const { return int8_layers > 0 && f32_layers > 0; }
 };
 
+/// A deployment planned and evaluated (accuracy or fidelity, memory) but not yet timed: the
+/// filter times many of them in interleaved rounds so that all see the same machine.
+struct PreparedDeployment {
+  Measurement m;
+  std::unique_ptr<Executor> ex;
+  std::vector<double> samples_ms;  // end-to-end times so far
+};
+
 /// Holds what every measurement of one (network, LUT) shares: compiled costs, calibrated
 /// quantisation, the evaluation data and, for random-weight models, the f32 reference outputs.
 /// `net` and `lut` must outlive it.
@@ -75,6 +83,11 @@ class Evaluator {
   /// label) when the deployment cannot be planned.
   Status measure(const std::string& label, const std::vector<std::string>& names, Measurement* out,
                  const Protocol* timing = nullptr);
+  /// Plans and evaluates without timing (m.latency stays empty until time_interleaved).
+  Status prepare(const std::string& label, const std::vector<std::string>& names, PreparedDeployment* out);
+  /// `rounds` rounds in which every deployment of `which` runs once, timed, in turn (after
+  /// one untimed run each when `warmup`); appends to samples_ms and refreshes m.latency.
+  Status time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds, bool warmup);
   /// The deployment as an executor with the calibrated quantisation and the LUT's converters.
   Status plan(const std::vector<std::string>& names, bool time_steps, std::unique_ptr<Executor>* out) const;
   /// Fills only the LUT predictions and dtype counts.
@@ -107,21 +120,19 @@ struct FilterResult {
   std::vector<FilterCandidate> candidates;  // every solution, measured or not, kept or not
   std::vector<Measurement> measured;        // the candidates measured (label = candidate id)
   std::vector<Measurement> references;      // ref-fp32, opt-fp32, all-int8 where the LUT has them
-  /// Id of the fastest kept candidate; when none is kept, the label of the fastest reference
-  /// deployment meeting the constraints; "" when nothing does.
+  /// Label of the measured deployment the user gets: the fastest of the kept candidates and
+  /// the references meeting the constraints, all timed interleaved (explorer/choice.h); ""
+  /// when nothing meets them.
   std::string chosen;
+  std::string chosen_why;  // why it won, for summary.md
+  int tie_break_rounds = 0;  // interleaved rounds spent re-measuring close contenders
   const Measurement* find(const std::string& label) const;
 };
 
-/// Measures the band's candidates and the references, applies the constraints, picks the
-/// chosen one and writes <out_dir>/filtered.csv and <out_dir>/filter.json.
+/// Measures the band's candidates and the references (interleaved), applies the constraints,
+/// picks the chosen one and writes <out_dir>/filtered.csv and <out_dir>/filter.json.
 Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const FilterConstraints& k,
                   const std::string& out_dir, FilterResult* out);
-
-/// When no search candidate meets the constraints (on a random-weight model every fast
-/// assignment with an int8 layer may break the fidelity bound) the user still gets an answer:
-/// the label of the fastest reference deployment meeting them (Opt-FP32 usually), "" if none.
-std::string fastest_passing_reference(const FilterResult& r, const FilterConstraints& k);
 
 /// filter.json <-> FilterResult.
 std::string filter_json(const FilterResult& r);

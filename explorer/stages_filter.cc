@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explorer/baselines.h"
+#include "explorer/choice.h"
 #include "explorer/stages.h"
 #include "libs/ir/network_json.h"
 
@@ -26,15 +27,15 @@ Status make_dir(const std::string& dir) {
   return ec ? io_error("cannot create " + dir + ": " + ec.message()) : Status::ok();
 }
 
-Status measure_references(Evaluator& ev, std::vector<Measurement>* out) {
+Status prepare_references(Evaluator& ev, std::vector<PreparedDeployment>* out) {
   for (const char* label : kReferenceLabels) {
     NamedDeployment d;
     Status s = baseline_deployment(ev.lut(), label, ev.options().max_threads, &d);
     if (s.code() == StatusCode::kUnsupported) continue;  // e.g. a LUT without int8 or openblas
     LW_RETURN_IF_ERROR(s);
-    Measurement m;
-    LW_RETURN_IF_ERROR(ev.measure(label, d.names, &m));
-    out->push_back(std::move(m));
+    PreparedDeployment p;
+    LW_RETURN_IF_ERROR(ev.prepare(label, d.names, &p));
+    out->push_back(std::move(p));
   }
   return Status::ok();
 }
@@ -91,27 +92,47 @@ FilterCandidate as_candidate(const Measurement& m) {
 
 }  // namespace
 
-std::string fastest_passing_reference(const FilterResult& r, const FilterConstraints& k) {
-  std::vector<FilterCandidate> refs;
-  for (const Measurement& m : r.references) refs.push_back(as_candidate(m));
-  apply_constraints(refs, r.reference_accuracy, k);
-  const FilterCandidate* best = nullptr;
-  for (const FilterCandidate& c : refs)
-    if (c.kept && (!best || c.measured_ms < best->measured_ms)) best = &c;
-  return best ? best->id : "";
-}
-
 namespace {
 
 std::string filtered_csv(const FilterResult& r) {
   std::vector<FilterCandidate> rows = r.candidates;
-  for (const Measurement& m : r.references) {  // the marked points, for the table
-    FilterCandidate c = as_candidate(m);
-    c.kept = m.label == r.chosen;
-    c.rejected_because = c.kept ? "" : "reference deployment, not a candidate";
-    rows.push_back(c);
-  }
+  std::vector<FilterCandidate> refs;  // the marked points, checked against the same constraints
+  for (const Measurement& m : r.references) refs.push_back(as_candidate(m));
+  apply_constraints(refs, r.reference_accuracy, r.constraints);
+  rows.insert(rows.end(), refs.begin(), refs.end());
   return filter_csv(rows);
+}
+
+}  // namespace
+
+namespace {
+
+// The accuracy-drop base: the f32 reference deployment (Ref-FP32; Opt-FP32 when the LUT has
+// no OpenBLAS convolution).
+const Measurement* accuracy_base(const std::vector<PreparedDeployment>& refs) {
+  for (const char* label : {"ref-fp32", "opt-fp32"})
+    for (const PreparedDeployment& d : refs)
+      if (d.m.label == label) return &d.m;
+  return nullptr;
+}
+
+// Every measured deployment as a contender of the choice, eligible when it meets the
+// constraints (candidates were marked by apply_constraints; references are checked here).
+std::vector<Contender> contenders(const std::vector<PreparedDeployment*>& all, const std::vector<FilterCandidate>& cands,
+                                  double base_accuracy, const FilterConstraints& k) {
+  std::vector<Contender> out;
+  for (const PreparedDeployment* d : all) {
+    Contender c{d->m.label, d->samples_ms, d->m.accuracy.top1, measured_memory(d->m), false};
+    auto it = std::find_if(cands.begin(), cands.end(), [&](const FilterCandidate& x) { return x.id == c.label; });
+    if (it != cands.end()) {
+      c.eligible = it->kept;
+    } else {
+      std::vector<FilterCandidate> one{as_candidate(d->m)};
+      c.eligible = apply_constraints(one, base_accuracy, k) == 1;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 }  // namespace
@@ -123,31 +144,47 @@ Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const 
   r.metric = ev.metric();
   r.constraints = k;
   std::vector<size_t> band = select_in_band(candidates, k);
-  LW_RETURN_IF_ERROR(measure_references(ev, &r.references));
-  for (size_t n = 0; n < band.size(); ++n) {
-    FilterCandidate& c = candidates[band[n]];
-    Measurement m;
-    LW_RETURN_IF_ERROR(ev.measure(c.id, c.impls, &m));
-    c.measured = true;
-    c.measured_ms = m.latency.median;
-    c.accuracy = m.accuracy.top1;
-    c.peak_memory_bytes = measured_memory(m);
-    r.measured.push_back(std::move(m));
-  }
-  // The accuracy-drop base: the f32 reference deployment (Ref-FP32; Opt-FP32 when the LUT
-  // has no OpenBLAS convolution).
-  const Measurement* base = nullptr;
-  for (const char* label : {"ref-fp32", "opt-fp32"})
-    for (const Measurement& m : r.references)
-      if (!base && m.label == label) base = &m;
+  // Plan and evaluate every deployment first, then time them all in interleaved rounds: a
+  // candidate timed at another moment than a reference saw another machine (load, clocks).
+  std::vector<PreparedDeployment> refs, measured(band.size());
+  LW_RETURN_IF_ERROR(prepare_references(ev, &refs));
+  for (size_t n = 0; n < band.size(); ++n)
+    LW_RETURN_IF_ERROR(ev.prepare(candidates[band[n]].id, candidates[band[n]].impls, &measured[n]));
+  std::vector<PreparedDeployment*> all;
+  for (auto* v : {&refs, &measured})
+    for (PreparedDeployment& d : *v) all.push_back(&d);
+  LW_RETURN_IF_ERROR(ev.time_interleaved(all, ev.options().timing.runs, true));
+  const Measurement* base = accuracy_base(refs);
   if (!base) return unsupported("filter: the LUT has no f32 reference deployment to compare accuracy with");
   r.reference_accuracy = base->accuracy.top1;
-  apply_constraints(candidates, r.reference_accuracy, k);
-  const FilterCandidate* chosen = nullptr;
-  for (const FilterCandidate& c : candidates)
-    if (c.kept && (!chosen || c.measured_ms < chosen->measured_ms)) chosen = &c;
+  auto mark = [&] {
+    for (size_t n = 0; n < band.size(); ++n) {
+      FilterCandidate& c = candidates[band[n]];
+      c.measured = true;
+      c.measured_ms = measured[n].m.latency.median;
+      c.accuracy = measured[n].m.accuracy.top1;
+      c.peak_memory_bytes = measured_memory(measured[n].m);
+    }
+    apply_constraints(candidates, r.reference_accuracy, k);
+  };
+  mark();
+  std::vector<Contender> con = contenders(all, candidates, r.reference_accuracy, k);
+  Remeasure more = [&](const std::vector<int>& which, int rounds) {
+    std::vector<PreparedDeployment*> w;
+    for (int i : which) w.push_back(all[i]);
+    LW_RETURN_IF_ERROR(ev.time_interleaved(w, rounds, false));
+    for (int i : which) con[i].samples_ms = all[i]->samples_ms;
+    return Status::ok();
+  };
+  Choice choice;
+  LW_RETURN_IF_ERROR(choose_measured_best(con, ChoiceOptions{}, more, &choice));
+  mark();  // re-measured contenders have more samples now
+  r.chosen = choice.index >= 0 ? con[choice.index].label : "";
+  r.chosen_why = choice.why;
+  r.tie_break_rounds = choice.extra_rounds;
+  for (PreparedDeployment& d : refs) r.references.push_back(std::move(d.m));
+  for (PreparedDeployment& d : measured) r.measured.push_back(std::move(d.m));
   r.candidates = std::move(candidates);
-  r.chosen = chosen ? chosen->id : fastest_passing_reference(r, k);
   LW_RETURN_IF_ERROR(make_dir(out_dir));
   LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/filtered.csv", filtered_csv(r)));
   LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/filter.json", filter_json(r)));
@@ -157,7 +194,8 @@ Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const 
 
 std::string filter_json(const FilterResult& r) {
   json j{{"format", "layerwise-filter/1"}, {"model", r.model}, {"metric", r.metric},
-         {"reference_accuracy", r.reference_accuracy}, {"chosen", r.chosen}};
+         {"reference_accuracy", r.reference_accuracy}, {"chosen", r.chosen}, {"chosen_why", r.chosen_why},
+         {"tie_break_rounds", r.tie_break_rounds}};
   j["constraints"] = {{"latency_band_pct", r.constraints.latency_band_pct},
                       {"max_candidates", r.constraints.max_candidates},
                       {"max_accuracy_drop_pct", r.constraints.max_accuracy_drop_pct},
@@ -189,6 +227,8 @@ Status load_filter_result(const std::string& path, FilterResult* out) {
     r.metric = j.at("metric");
     r.reference_accuracy = j.at("reference_accuracy");
     r.chosen = j.at("chosen");
+    r.chosen_why = j.value("chosen_why", std::string());
+    r.tie_break_rounds = j.value("tie_break_rounds", 0);
     const json& k = j.at("constraints");
     r.constraints.latency_band_pct = k.at("latency_band_pct");
     r.constraints.max_candidates = k.at("max_candidates");
@@ -229,7 +269,7 @@ std::vector<ParetoPoint> pareto_points(const FilterResult& r, std::vector<bool>*
   for (const Measurement& m : r.measured) add(m, m.label == r.chosen ? "chosen" : m.label);
   for (const Measurement& m : r.references) {
     add(m, m.label);
-    if (m.label == r.chosen) add(m, "chosen");  // the fallback pick (see fastest_passing_reference)
+    if (m.label == r.chosen) add(m, "chosen");  // a reference can win the choice too
   }
   return p;
 }
