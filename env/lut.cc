@@ -284,6 +284,8 @@ Status lut_from_json(const std::string& text, const std::string& origin, Lut* lu
       (void)again;
     } catch (const json::parse_error& e) {
       return parse_error(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+    } catch (const json::exception& e) {  // e.g. a number too large for a double (found by fuzzing)
+      return parse_error(origin + ": not valid JSON: " + e.what());
     }
     return parse_error(origin + ": not valid JSON");
   }

@@ -69,8 +69,12 @@ int break_tie(const std::vector<Contender>& c, int a, int b, std::string* why) {
     *why = buf;
     return w;
   }
-  int w = x.memory_bytes <= y.memory_bytes ? a : b;
-  std::snprintf(buf, sizeof buf, "as accurate and smaller (%.2f vs %.2f MiB)", c[w].memory_bytes / 1048576.0,
+  if (x.memory_bytes == y.memory_bytes) {
+    *why = "as accurate and as small: kept the lower median";
+    return median_of(x.samples_ms) <= median_of(y.samples_ms) ? a : b;
+  }
+  int w = x.memory_bytes < y.memory_bytes ? a : b;
+  std::snprintf(buf, sizeof buf, "as accurate and smaller (%.3f vs %.3f MiB)", c[w].memory_bytes / 1048576.0,
                 c[w == a ? b : a].memory_bytes / 1048576.0);
   *why = buf;
   return w;

@@ -185,7 +185,10 @@ TEST_CASE("a 2-thread deployment keeps LibTorch on one thread count") {
   for (const BenchStep& s : steps)
     if (!s.conversion && s.name.find("_torch_") != std::string::npos) torch_threads[s.label].insert(s.name.back());
   REQUIRE(torch_threads.count("torch-nchw"));
-  for (const auto& [label, sets] : torch_threads) {
+  for (const auto& kv : torch_threads) {
+    // Named copies: clang 14 cannot capture structured bindings in doctest's INFO lambdas.
+    const auto& label = kv.first;
+    const auto& sets = kv.second;
     CAPTURE(label);
     CHECK(sets.size() == 1);
   }

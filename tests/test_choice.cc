@@ -119,4 +119,8 @@ TEST_CASE("choice: a tie within noise goes to the more accurate, then the smalle
   REQUIRE(choose_measured_best(c, ChoiceOptions{}, more, &ch).is_ok());
   CHECK(c[ch.index].label == "small");
   CHECK(ch.why.find("smaller") != std::string::npos);
+  c = {make("x", same(13), 0.88, 1), make("y", same(13), 0.88, 1)};
+  REQUIRE(choose_measured_best(c, ChoiceOptions{}, more, &ch).is_ok());
+  CHECK(ch.index >= 0);
+  CHECK(ch.why.find("as small") != std::string::npos);
 }

@@ -71,6 +71,8 @@ TEST_CASE("malformed networks give one-line errors with file and JSON path") {
   };
   const Case cases[] = {
       {"{\"layers\": [", "net.json: byte"},
+      // Found by fuzzing: a number too large for a double threw out of the reader.
+      {R"({"format": "layerwise-network/1", "layers": 2e44444})", "net.json: not valid JSON"},
       {"[]", "net.json: /: expected an object"},
       {R"({"layers": []})", "/layers: missing or empty"},
       {R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]}, {"name": "x", "kind": "conv3d", "inputs": ["in"]}]})",

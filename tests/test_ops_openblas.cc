@@ -19,7 +19,10 @@ TEST_CASE("openblas conv implementations match the reference") {
       if (t.Test(r, e.desc, conv_tolerance(e.desc))) ++tested[e.desc.name()];
   }
   CHECK(tested.size() == 8);  // {im2col, gemm_1x1} x {plain, fused} x {t1, t2}
-  for (const auto& [name, n] : tested) {
+  for (const auto& kv : tested) {
+    // Named copies: clang 14 cannot capture structured bindings in doctest's INFO lambdas.
+    const auto& name = kv.first;
+    const auto& n = kv.second;
     INFO(name);
     CHECK(n >= 3);
   }

@@ -9,6 +9,8 @@ Status JsonReader::parse(const std::string& text, json* out) const {
     *out = json::parse(text);
   } catch (const json::parse_error& e) {
     return parse_error(origin_ + ": byte " + std::to_string(e.byte) + ": malformed or truncated JSON");
+  } catch (const json::exception& e) {  // e.g. a number too large for a double (found by fuzzing)
+    return parse_error(origin_ + ": not valid JSON: " + e.what());
   }
   return Status::ok();
 }

@@ -1,5 +1,6 @@
 #include "libs/ir/network_json.h"
 
+#include "libs/core/hash.h"
 #include "libs/core/json_reader.h"
 
 #include <algorithm>
@@ -221,14 +222,6 @@ Status save_network(const Network& net, const std::string& json_path, const std:
   return write_file_atomic(json_path, network_to_json(net, ref));
 }
 
-namespace {
-uint64_t fnv1a(const char* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ uint8_t(p[i])) * 1099511628211ull;
-  return h;
-}
-}  // namespace
-
 Status save_weights(const Network& net, const std::string& path) {
   LW_RETURN_IF_ERROR(check_weights(net));
   std::string payload;
@@ -247,6 +240,10 @@ Status save_weights(const Network& net, const std::string& path) {
 Status load_weights(const std::string& path, Network* net) {
   std::string data;
   LW_RETURN_IF_ERROR(read_file(path, &data));
+  return weights_from_bytes(data, path, net);
+}
+
+Status weights_from_bytes(const std::string& data, const std::string& path, Network* net) {
   if (data.size() < 20 || data.compare(0, 4, "LWW1") != 0) return parse_error(path + ": not a Layerwise weights file");
   uint64_t count, hash;
   std::memcpy(&count, data.data() + 4, 8);
@@ -265,7 +262,7 @@ Status load_weights(const std::string& path, Network* net) {
   const char* src = data.data() + 20;  // may be unaligned: copy, never cast
   auto take = [&](std::vector<float>& v, int64_t n) {
     v.resize(n);
-    std::memcpy(v.data(), src, n * sizeof(float));
+    if (n > 0) std::memcpy(v.data(), src, n * sizeof(float));  // an empty vector's data() may be null
     src += n * sizeof(float);
   };
   for (size_t i = 0; i < net->layers.size(); ++i) {

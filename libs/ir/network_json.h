@@ -24,6 +24,8 @@ std::string network_to_json(const Network& net, const std::string& weights_file)
 /// (little endian) in layer order, each layer's weights then bias.
 Status save_weights(const Network& net, const std::string& path);
 Status load_weights(const std::string& path, Network* net);
+/// The same from the file's bytes; `origin` names the source in errors.
+Status weights_from_bytes(const std::string& data, const std::string& origin, Network* net);
 
 /// Writes `data` to `path` via a temporary file and rename, so readers never see half a file.
 Status write_file_atomic(const std::string& path, const std::string& data);

@@ -4,6 +4,7 @@
 // count checks behind the checksum get fuzzed too.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -19,10 +20,16 @@ lw::Network g_net;
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* path = std::getenv("LW_FUZZ_NETWORK");
   std::string text;
-  if (!lw::read_file(path ? path : "configs/models/fmnist_resnet.json", &text).is_ok()) std::abort();
-  auto doc = nlohmann::json::parse(text);
-  doc.erase("weights");  // topology only: the fuzzer supplies the weights
-  if (!lw::network_from_json(doc.dump(), "fuzz-topology", ".", &g_net).is_ok()) std::abort();
+  lw::Status s = lw::read_file(path ? path : "configs/models/fmnist_resnet.json", &text);
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (s.is_ok() && doc.is_object()) {
+    doc.erase("weights");  // topology only: the fuzzer supplies the weights
+    s = lw::network_from_json(doc.dump(), "fuzz-topology", ".", &g_net);
+  }
+  if (!s.is_ok() || !doc.is_object()) {
+    std::fprintf(stderr, "fuzz_weights: cannot load the topology (set LW_FUZZ_NETWORK): %s\n", s.message().c_str());
+    std::abort();
+  }
   return 0;
 }
 
