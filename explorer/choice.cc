@@ -57,27 +57,66 @@ std::string fmt_p(double p) {
   return b;
 }
 
-// Tie-break between a and b (indices): more accurate, then smaller. Returns the winner and
-// says why.
-int break_tie(const std::vector<Contender>& c, int a, int b, std::string* why) {
-  const Contender &x = c[a], &y = c[b];
+enum class Verdict { kFaster, kSlower, kTie };  // of `b` against `a`
+
+// Compares b with a, re-timing both interleaved until the difference is significant or both
+// have max_samples; *p is the final p-value.
+Status compare(std::vector<Contender>& c, int a, int b, const ChoiceOptions& o, const Remeasure& more,
+               int* extra_rounds, Verdict* v, double* p) {
+  for (;;) {
+    *p = mann_whitney_p(c[a].samples_ms, c[b].samples_ms);
+    if (*p < o.alpha) {
+      *v = median_of(c[b].samples_ms) < median_of(c[a].samples_ms) ? Verdict::kFaster : Verdict::kSlower;
+      return Status::ok();
+    }
+    if (int(c[a].samples_ms.size()) >= o.max_samples && int(c[b].samples_ms.size()) >= o.max_samples) {
+      *v = Verdict::kTie;
+      return Status::ok();
+    }
+    LW_RETURN_IF_ERROR(more({a, b}, o.step_rounds));
+    *extra_rounds += o.step_rounds;
+  }
+}
+
+// Among contenders the measurement cannot separate: the most accurate, then the smallest,
+// then the lower median. Says which rule decided.
+int prefer(const std::vector<Contender>& c, const std::vector<int>& tied, std::string* rule) {
+  auto better = [&](int a, int b) {
+    if (c[a].accuracy != c[b].accuracy) return c[a].accuracy > c[b].accuracy;
+    if (c[a].memory_bytes != c[b].memory_bytes) return c[a].memory_bytes < c[b].memory_bytes;
+    return median_of(c[a].samples_ms) < median_of(c[b].samples_ms);
+  };
+  int w = tied[0];
+  for (int i : tied) w = better(i, w) ? i : w;
+  int runner = -1;  // the best of the rest, to say what decided
+  for (int i : tied)
+    if (i != w && (runner < 0 || better(i, runner))) runner = i;
   char buf[160];
-  if (x.accuracy != y.accuracy) {
-    int w = x.accuracy > y.accuracy ? a : b;
-    std::snprintf(buf, sizeof buf, "more accurate (%.2f %% vs %.2f %%)", 100 * c[w].accuracy,
-                  100 * c[w == a ? b : a].accuracy);
-    *why = buf;
-    return w;
+  if (c[w].accuracy != c[runner].accuracy) {
+    std::snprintf(buf, sizeof buf, "it is the most accurate (%.2f %% vs %.2f %%)", 100 * c[w].accuracy, 100 * c[runner].accuracy);
+  } else if (c[w].memory_bytes != c[runner].memory_bytes) {
+    std::snprintf(buf, sizeof buf, "it is as accurate and the smallest (%.3f vs %.3f MiB)", c[w].memory_bytes / 1048576.0,
+                  c[runner].memory_bytes / 1048576.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "it is as accurate and as small, with the lower median");
   }
-  if (x.memory_bytes == y.memory_bytes) {
-    *why = "as accurate and as small: kept the lower median";
-    return median_of(x.samples_ms) <= median_of(y.samples_ms) ? a : b;
-  }
-  int w = x.memory_bytes < y.memory_bytes ? a : b;
-  std::snprintf(buf, sizeof buf, "as accurate and smaller (%.3f vs %.3f MiB)", c[w].memory_bytes / 1048576.0,
-                c[w == a ? b : a].memory_bytes / 1048576.0);
-  *why = buf;
+  *rule = buf;
   return w;
+}
+
+std::string list_of(const std::vector<Contender>& c, const std::vector<int>& ids, int skip) {
+  std::string s;
+  int shown = 0, more = 0;
+  for (int i : ids) {
+    if (i == skip) continue;
+    if (shown == 3) {
+      ++more;
+      continue;
+    }
+    s += (shown++ ? ", " : "") + c[i].label + " " + fmt_ms(median_of(c[i].samples_ms));
+  }
+  if (more) s += " and " + std::to_string(more) + " more";
+  return s;
 }
 
 }  // namespace
@@ -93,46 +132,50 @@ Status choose_measured_best(std::vector<Contender>& c, const ChoiceOptions& o, c
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return median_of(c[a].samples_ms) < median_of(c[b].samples_ms); });
-  int best = order[0];
-  std::string tie_why;  // set while `best` holds its place by a tie-break
-  for (size_t k = 1; k < order.size(); ++k) {
-    const int other = order[k];
-    for (;;) {
-      double p = mann_whitney_p(c[best].samples_ms, c[other].samples_ms);
-      if (p < o.alpha) {
-        if (median_of(c[other].samples_ms) < median_of(c[best].samples_ms)) {
-          best = other;
-          tie_why.clear();
-        }
+  // The fastest: a contender no other is significantly faster than. Every other one is then
+  // either significantly slower or tied with it (and joins `tied`).
+  int fastest = order[0];
+  std::vector<int> tied;
+  for (size_t restarts = 0; restarts <= order.size(); ++restarts) {
+    tied.assign(1, fastest);
+    bool switched = false;
+    for (int other : order) {
+      if (other == fastest) continue;
+      Verdict v;
+      double p;
+      LW_RETURN_IF_ERROR(compare(c, fastest, other, o, more, &out->extra_rounds, &v, &p));
+      if (v == Verdict::kFaster) {
+        fastest = other;
+        switched = true;
         break;
       }
-      if (int(c[best].samples_ms.size()) >= o.max_samples && int(c[other].samples_ms.size()) >= o.max_samples) {
-        std::string tie;
-        int w = break_tie(c, best, other, &tie);
-        int l = w == best ? other : best;
-        tie_why = "tied with " + c[l].label + " within measurement noise (" + fmt_ms(median_of(c[w].samples_ms)) +
-                  " vs " + fmt_ms(median_of(c[l].samples_ms)) + ", " + fmt_p(p) + " after " +
-                  std::to_string(c[w].samples_ms.size()) + " interleaved runs each); " + tie;
-        best = w;
-        break;
-      }
-      LW_RETURN_IF_ERROR(more({best, other}, o.step_rounds));
-      out->extra_rounds += o.step_rounds;
+      if (v == Verdict::kTie) tied.push_back(other);
     }
+    if (!switched) break;
   }
-  std::string why = tie_why;
-  if (why.empty() && order.size() == 1) why = "the only measured deployment that meets the constraints";
-  if (why.empty()) {  // won outright: say so against the runner-up
-    int runner = -1;
-    for (int i : order)
-      if (i != best && (runner < 0 || median_of(c[i].samples_ms) < median_of(c[runner].samples_ms))) runner = i;
-    why = "fastest measured: " + fmt_ms(median_of(c[best].samples_ms)) + " median over " +
-          std::to_string(c[best].samples_ms.size()) + " interleaved runs, vs " + c[runner].label + " " +
-          fmt_ms(median_of(c[runner].samples_ms)) + " (" +
-          fmt_p(mann_whitney_p(c[best].samples_ms, c[runner].samples_ms)) + ")";
+  if (tied.size() > 1) {
+    std::string rule;
+    out->index = prefer(c, tied, &rule);
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%g", o.alpha);
+    out->why = fmt_ms(median_of(c[out->index].samples_ms)) + ", within measurement noise of " +
+               list_of(c, tied, out->index) + " (p >= " + alpha + " after at least " + std::to_string(o.max_samples) +
+               " interleaved runs each); chosen because " + rule;
+    return Status::ok();
   }
-  out->index = best;
-  out->why = why;
+  out->index = fastest;
+  if (order.size() == 1) {
+    out->why = "the only measured deployment that meets the constraints";
+    return Status::ok();
+  }
+  int runner = order[0] == fastest ? order[1] : order[0];
+  for (int i : order)
+    if (i != fastest && median_of(c[i].samples_ms) < median_of(c[runner].samples_ms)) runner = i;
+  out->why = "fastest measured: " + fmt_ms(median_of(c[fastest].samples_ms)) + " median over " +
+             std::to_string(c[fastest].samples_ms.size()) + " interleaved runs; every other deployment meeting the " +
+             "constraints is significantly slower (next: " + c[runner].label + " " +
+             fmt_ms(median_of(c[runner].samples_ms)) + ", " +
+             fmt_p(mann_whitney_p(c[fastest].samples_ms, c[runner].samples_ms)) + ")";
   return Status::ok();
 }
 

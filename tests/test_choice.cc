@@ -112,15 +112,31 @@ TEST_CASE("choice: a tie within noise goes to the more accurate, then the smalle
   Choice ch;
   REQUIRE(choose_measured_best(c, ChoiceOptions{}, more, &ch).is_ok());
   CHECK(c[ch.index].label == "as-fast-more-accurate");
-  CHECK(ch.why.find("tied with fast-but-worse") != std::string::npos);
-  CHECK(ch.why.find("more accurate") != std::string::npos);
+  CHECK(ch.why.find("within measurement noise of fast-but-worse") != std::string::npos);
+  CHECK(ch.why.find("the most accurate") != std::string::npos);
   CHECK(c[0].samples_ms.size() >= size_t(kDefaultChoiceMaxSamples));  // it did try to separate them
   c = {make("big", same(11), 0.88, 3), make("small", same(11), 0.88, 1)};
   REQUIRE(choose_measured_best(c, ChoiceOptions{}, more, &ch).is_ok());
   CHECK(c[ch.index].label == "small");
-  CHECK(ch.why.find("smaller") != std::string::npos);
+  CHECK(ch.why.find("the smallest") != std::string::npos);
   c = {make("x", same(13), 0.88, 1), make("y", same(13), 0.88, 1)};
   REQUIRE(choose_measured_best(c, ChoiceOptions{}, more, &ch).is_ok());
   CHECK(ch.index >= 0);
   CHECK(ch.why.find("as small") != std::string::npos);
+}
+
+TEST_CASE("choice: never beaten by a contender it was not compared with") {
+  // 'fast' is the fastest; 'twin' times exactly like it but is more accurate; 'small' is as
+  // accurate as 'fast' and ties with 'twin' on time too, but is significantly slower than
+  // 'fast' ... a chain of pairwise tie-breaks could hand the user 'small'. The fastest is
+  // settled first, and the choice is made only among those tied with it.
+  std::vector<double> base = around(1.0, 0.02, 60, 21);
+  std::vector<Contender> c{make("small", around(1.03, 0.02, 60, 22), 0.90, 1),
+                           make("fast", base, 0.90, 3), make("twin", base, 0.91, 3),
+                           make("slow", around(1.5, 0.02, 60, 23), 0.99, 1)};
+  Choice ch;
+  REQUIRE(choose_measured_best(c, ChoiceOptions{}, kNever, &ch).is_ok());
+  CHECK(c[ch.index].label == "twin");
+  CHECK(ch.why.find("within measurement noise of fast") != std::string::npos);
+  CHECK(ch.why.find("small") == std::string::npos);  // not tied with the fastest
 }
