@@ -135,7 +135,7 @@ int collect_sweep(const SweepPlan& p) {
   Collected c;
   c.csv << "cell";
   for (const auto& k : p.key_names) c.csv << "," << k;
-  c.csv << ",agent,seed,best_latency_ms,optimum_ms,gap_pct,states,episodes,proven_optimal,solution,search_wall_ms,"
+  c.csv << ",search_agent,search_seed,best_latency_ms,optimum_ms,gap_pct,states,episodes,proven_optimal,solution,search_wall_ms,"
            "chosen_latency_ms,chosen_accuracy_pct,chosen_peak_mib,cell_wall_s\n";
   std::ostringstream missing;
   int done = 0, not_done = 0;
