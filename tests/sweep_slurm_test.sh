@@ -24,12 +24,13 @@ PORT=16817; [ "$MODE" = kill ] && PORT=16827
 . "$STATE/env"
 
 # The same grid twice, sharing one LUT directory: the slurm sweep profiles, the local one reuses.
-EPISODES=200; [ "$MODE" = kill ] && EPISODES=4000  # longer cells, so the kill lands mid-sweep
+EPISODES=200; [ "$MODE" = kill ] && EPISODES=30000  # longer cells, so the kill lands mid-cell
 for ex in slurm local; do
   sed -e "s|\"output_dir\": \"[^\"]*\"|\"output_dir\": \"$W/$ex\", \"lut_dir\": \"$W/luts\"|" \
       -e "s|\"episodes\": 200|\"episodes\": $EPISODES|g" tests/sweep/sweep.json >"$W/$ex.json"
 done
 done_cells() { grep -l '"state": "done"' "$W/slurm/cells"/*/status.json 2>/dev/null | wc -l; }
+running_cells() { grep -l '"state": "running"' "$W/slurm/cells"/*/status.json 2>/dev/null | xargs -rn1 dirname; }
 
 if [ "$MODE" = compare ]; then
   "$LW" sweep "$W/slurm.json" --executor slurm --poll 1 --timeout 300 --quiet
@@ -55,11 +56,13 @@ fi
 
 # kill: submit, wait for a few cells, kill slurmd and cancel what it ran (a node failure).
 "$LW" sweep "$W/slurm.json" --executor slurm --no-wait --quiet
-for _ in $(seq 1 600); do [ "$(done_cells)" -ge 2 ] && break; sleep 0.2; done
+for _ in $(seq 1 600); do [ "$(done_cells)" -ge 2 ] && [ -n "$(running_cells)" ] && break; sleep 0.2; done
 kill -9 "$(cat "$STATE/run/slurmd.pid")"
 before=$(done_cells)
+interrupted=$(running_cells)
 [ "$before" -ge 2 ] || fail "no cell finished within 120 s"
 [ "$before" -lt 8 ] || fail "every cell finished before the kill; nothing to resume"
+[ -n "$interrupted" ] || fail "no cell was running when slurmd was killed"
 finished=$(grep -l '"state": "done"' "$W/slurm/cells"/*/status.json | xargs -n1 dirname)
 for d in $finished; do md5sum "$d/status.json" >>"$W/finished.md5"; done
 scancel --user="$(id -un)"
@@ -74,7 +77,10 @@ md5sum -c --quiet "$W/finished.md5" || fail "a cell finished before the kill was
 for d in $finished; do
   n=$(wc -l <"$d/starts.log"); [ "$n" -eq 1 ] || fail "$d finished before the kill but started $n times"
 done
+for d in $interrupted; do
+  n=$(wc -l <"$d/starts.log"); [ "$n" -eq 2 ] || fail "$d was running at the kill and started $n times (expected 2)"
+done
 for l in "$W/luts"/*.lut.json; do
   n=$(grep -c profiling "$l.log"); [ "$n" -eq 1 ] || fail "$l profiled $n times"
 done
-echo "PASS: $before cells finished before the kill were not run again; all 8 done after resubmitting"
+echo "PASS: $(echo $interrupted | wc -w) cells killed mid-run were run again, $before cells finished before the kill were not run again; all 8 done after resubmitting"
