@@ -1,6 +1,7 @@
 // `layerwise sweep --collect` (explorer/sweep_exec.h): one CSV over every finished cell (its
 // keys, each agent x seed's search result against the exact optimum, the replayed chosen
 // deployment), plots, and the cells still missing with the reason each one gives.
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -76,6 +77,7 @@ void collect_cell(const SweepCell& c, const CellStatus& s, Collected* out) {
       json r = read_json(rd + "/search/" + agent + "__s" + seed.dump() + "/result.json");
       if (!r.is_object()) continue;
       double best = r.value("best_latency_ms", 0.0), gap = optimum > 0 ? 100 * (best - optimum) / optimum : 0;
+      if (std::fabs(gap) < 1e-9) gap = 0;  // the optimum found, up to the order of summation
       out->csv << c.id;
       for (const auto& k : c.keys) out->csv << "," << csv_field(k);
       out->csv << "," << agent << "," << seed.dump() << "," << num(best) << "," << num(optimum) << "," << num(gap)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -58,7 +59,10 @@ std::string job_name(const SweepPlan& p, const char* kind) {
   for (unsigned char c : abs) h = (h ^ c) * 1099511628211ull;
   char b[16];
   std::snprintf(b, sizeof b, "%06llx", static_cast<unsigned long long>(h & 0xffffff));
-  return "lw-" + p.cfg.name + "-" + b + "-" + kind;
+  std::string name = p.cfg.name;  // squeue -n takes a comma-separated list
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return "lw-" + name + "-" + b + "-" + kind;
 }
 
 struct Queue {
