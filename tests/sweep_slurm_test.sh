@@ -14,10 +14,12 @@ for b in munged slurmctld slurmd sbatch squeue scancel sinfo; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "SKIPPED: starting slurmd needs root (CI runs as root)"; exit 77; }
 SRC=$(pwd)
-rm -rf "$W" && mkdir -p "$W"
 STATE=$W/cluster
 cleanup() { "$SRC/scripts/slurm-local-stop" "$STATE" >/dev/null 2>&1 || true; }
+cleanup  # daemons of an earlier run that was killed before its own cleanup
+rm -rf "$W" && mkdir -p "$W"
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # so that EXIT's cleanup runs on Ctrl-C and on ctest's timeout too
 fail() { echo "FAIL: $*" >&2; exit 1; }
 PORT=16817; [ "$MODE" = kill ] && PORT=16827
 "$SRC/scripts/slurm-local-start" "$STATE" "$PORT"
