@@ -169,3 +169,25 @@ TEST_CASE("a local sweep resumes without redoing finished cells; --collect merge
   CHECK(results >= 1);
   fs::remove_all(kDir);
 }
+
+TEST_CASE("a failed cell says why, and runs again only with --resubmit-failed") {
+  std::string out = (kDir / "failing").string();
+  // 1e-6 MiB cannot hold the weights: the runner refuses the cell when it starts.
+  json s = {{"base", "tests/sweep/base.json"}, {"output_dir", out},
+            {"axes", {{{"path", "/search/max_memory_mib"}, {"values", {1e-6}}}}}};
+  std::string sweep = write("failing.json", s.dump());
+  Result r = run("sweep " + sweep + " --quiet");
+  CHECK(r.code == 1);
+  r = run("sweep " + sweep + " --collect");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("0000 [1e-06 local] failed:") != std::string::npos);
+  CHECK(r.out.find("/search/max_memory_mib: 1e-06 MiB is infeasible") != std::string::npos);
+  r = run("sweep " + sweep + " --quiet");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("nothing to run") != std::string::npos);
+  CHECK(lines(slurp(out + "/cells/0000/starts.log")) == 1);
+  r = run("sweep " + sweep + " --quiet --resubmit-failed");
+  CHECK(r.code == 1);
+  CHECK(lines(slurp(out + "/cells/0000/starts.log")) == 2);
+  fs::remove_all(kDir);
+}
