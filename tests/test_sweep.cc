@@ -97,11 +97,9 @@ TEST_CASE("bad sweep configs: one line with the file and the JSON path, exit 2")
 
 TEST_CASE("the grid expands into experiment configs, one per cell, sharing one LUT per model") {
   std::string out = (kDir / "expand").string();
-  Result r = run("sweep tests/sweep/sweep.json --dry-run --quiet");  // its own output_dir: only written
-  fs::remove_all("results/sweeps/tiny");
   json s = json::parse(slurp("tests/sweep/sweep.json"));
   s["output_dir"] = out;
-  r = run("sweep " + write("grid.json", s.dump()) + " --dry-run");
+  Result r = run("sweep " + write("grid.json", s.dump()) + " --dry-run");
   REQUIRE(r.code == 0);
   json m = json::parse(slurp(out + "/manifest.json"));
   REQUIRE(m["cells"].size() == 8);
