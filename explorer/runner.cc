@@ -127,7 +127,6 @@ ConfigVocabulary config_vocabulary() {
 }  // namespace lw::cli
 
 namespace lw::cli {
-namespace {
 
 ProfileOptions profile_options(const ExperimentConfig& c) {
   ProfileOptions o;
@@ -141,6 +140,8 @@ ProfileOptions profile_options(const ExperimentConfig& c) {
   o.protocol.cold_cache = c.cold_cache;
   return o;
 }
+
+namespace {
 
 // LUTs are cached across runs by what determines them: model, libraries, threads, protocol
 // (the device is checked inside the file).

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "env/profiler.h"
 #include "explorer/config.h"
 
 namespace lw::cli {
@@ -18,6 +19,10 @@ struct RunOptions {
 
 /// Runs the experiment; throws UsageError on user errors. Returns the run directory.
 std::string run_experiment(const ExperimentConfig& config, const std::string& config_path, const RunOptions& o);
+
+/// What the profile stage measures for `config` (libraries, thread sets, protocol); `layerwise
+/// sweep` profiles each LUT of a grid once with it.
+ProfileOptions profile_options(const ExperimentConfig& config);
 
 /// The names the config may use: libraries of this build and registered agents.
 ConfigVocabulary config_vocabulary();
