@@ -110,4 +110,37 @@ Status write_npy(const std::string& path, const std::vector<int64_t>& dims, cons
   return write_file_atomic(path, out);
 }
 
+Status read_npy_samples(const std::string& path, const Shape& sample, std::vector<Tensor>* out) {
+  NpyArray a;
+  LW_RETURN_IF_ERROR(read_npy(path, &a));
+  auto dims_str = [&] {
+    std::string d;
+    for (int64_t v : a.dims) d += (d.empty() ? "" : "x") + std::to_string(v);
+    return d;
+  };
+  const int64_t per = int64_t(sample.c) * sample.h * sample.w;
+  bool fits = !a.is_int && a.dims.size() >= 2 && a.dims[1] == sample.c && a.elements() == a.dims[0] * per;
+  if (fits && a.dims.size() == 4) fits = a.dims[2] == sample.h && a.dims[3] == sample.w;
+  if (!fits || a.dims[0] < 1)
+    return invalid_argument(path + ": expected float32 samples of " + std::to_string(sample.c) + "x" +
+                            std::to_string(sample.h) + "x" + std::to_string(sample.w) + " (shape [count, C, H, W]), got " +
+                            (a.is_int ? "integers " : "") + dims_str());
+  out->clear();
+  for (int64_t i = 0; i < a.dims[0]; ++i) {
+    Tensor t = Tensor::create(Shape{1, sample.c, sample.h, sample.w});
+    std::copy(a.f32.begin() + i * per, a.f32.begin() + (i + 1) * per, t.f32());
+    out->push_back(std::move(t));
+  }
+  return Status::ok();
+}
+
+Status read_npy_labels(const std::string& path, int64_t count, std::vector<int64_t>* out) {
+  NpyArray a;
+  LW_RETURN_IF_ERROR(read_npy(path, &a));
+  if (!a.is_int || a.dims.size() != 1 || a.dims[0] != count)
+    return invalid_argument(path + ": expected " + std::to_string(count) + " integer labels (a 1-D int .npy)");
+  *out = std::move(a.ints);
+  return Status::ok();
+}
+
 }  // namespace lw

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libs/core/status.h"
+#include "libs/core/tensor.h"
 
 namespace lw {
 
@@ -25,5 +26,12 @@ struct NpyArray {
 Status read_npy(const std::string& path, NpyArray* out);
 /// Writes a float32 array.
 Status write_npy(const std::string& path, const std::vector<int64_t>& dims, const float* data);
+
+/// Samples of a network input `sample` (N = 1) from a float32 .npy of shape [count, C, H, W]
+/// (or [count, C] / [count, C, L] for rank-2 / rank-3 inputs, see onnx_dims_to_shape): one
+/// N x C x H x W tensor per sample. Other shapes are an error naming the file and both shapes.
+Status read_npy_samples(const std::string& path, const Shape& sample, std::vector<Tensor>* out);
+/// Integer class labels from a 1-D .npy of `count` entries.
+Status read_npy_labels(const std::string& path, int64_t count, std::vector<int64_t>* out);
 
 }  // namespace lw
