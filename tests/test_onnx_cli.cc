@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,8 @@
 #include <unistd.h>
 
 #include "libs/data/npy.h"
+#include "libs/onnx/onnx_import.h"
+#include "libs/ref/reference.h"
 
 namespace fs = std::filesystem;
 
@@ -147,4 +151,98 @@ TEST_CASE("a good ONNX model is described and inferred; malformed ones give one 
   onnx::ModelProto batch = good;
   batch.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
   CHECK(run("models --describe " + save("batch.onnx", batch)).code == 0);
+}
+
+TEST_CASE("initializers in an external data file are read; a missing one is one line") {
+  onnx::ModelProto m = tiny_model();
+  onnx::TensorProto* w = m.mutable_graph()->mutable_initializer(0);
+  std::string raw;
+  for (float f : w->float_data()) raw.append(reinterpret_cast<const char*>(&f), 4);
+  w->clear_float_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [&](const char* k, const std::string& v) {
+    auto* e = w->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  };
+  add("location", "ext_weights.bin");
+  add("offset", "16");
+  add("length", std::to_string(raw.size()));
+  save("ext_weights.bin", std::string(16, 'x') + raw);
+  lw::Network ext, inline_net;
+  const std::string path = save("external.onnx", m);
+  lw::Status s = lw::import_onnx(path, &ext);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  REQUIRE(lw::import_onnx(save("inline.onnx", tiny_model()), &inline_net).is_ok());
+  CHECK(ext.layers[1].weights == inline_net.layers[1].weights);
+  fs::remove(temp_dir() / "ext_weights.bin");
+  check_refused(path, "initializer 'w': external data file");
+}
+
+TEST_CASE(".npy files: round trip, integer labels, errors naming the file") {
+  const std::string p = (temp_dir() / "a.npy").string();
+  const float v[6] = {1.5f, -2, 3, 4, 5, 6.25f};
+  REQUIRE(lw::write_npy(p, {2, 3}, v).is_ok());
+  lw::NpyArray a;
+  REQUIRE(lw::read_npy(p, &a).is_ok());
+  CHECK(a.dims == std::vector<int64_t>{2, 3});
+  CHECK(a.f32 == std::vector<float>(v, v + 6));
+  // numpy.save(np.array([3, -1, 7], dtype=np.int32)), written by hand.
+  std::string hdr = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
+  hdr.append(128 - 10 - hdr.size() - 1, ' ');
+  hdr += '\n';
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + char(hdr.size()) + '\0' + hdr;
+  for (int32_t x : {3, -1, 7}) npy.append(reinterpret_cast<const char*>(&x), 4);
+  std::vector<int64_t> labels;
+  REQUIRE(lw::read_npy_labels(save("labels.npy", npy), 3, &labels).is_ok());
+  CHECK(labels == std::vector<int64_t>{3, -1, 7});
+  CHECK(lw::read_npy_labels(save("labels.npy", npy), 4, &labels).message().find("expected 4 integer labels") != std::string::npos);
+  CHECK(lw::read_npy(save("bad.npy", "PK\x03\x04 not numpy"), &a).message() == (temp_dir() / "bad.npy").string() + ": not a .npy file (bad magic)");
+  CHECK(lw::read_npy(save("short.npy", npy.substr(0, npy.size() - 2)), &a).message().find("data bytes") != std::string::npos);
+  std::vector<lw::Tensor> samples;
+  CHECK(lw::read_npy_samples(p, lw::Shape{1, 3, 2, 2}, &samples).code() == lw::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("infer reads the input from a file and writes the output tensor to a file") {
+  const std::string model = save("infer.onnx", tiny_model());
+  std::vector<float> x(2 * 5 * 5);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 11) - 5) * 0.3f;
+  const std::string in = (temp_dir() / "x.npy").string(), out = (temp_dir() / "y.npy").string();
+  REQUIRE(lw::write_npy(in, {1, 2, 5, 5}, x.data()).is_ok());
+  Result r = run("infer --model " + model + " --input " + in + " --output " + out + " --all xnnpack --repeats 1");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  lw::NpyArray y;
+  REQUIRE(lw::read_npy(out, &y).is_ok());
+  CHECK(y.dims == std::vector<int64_t>{1, 3, 5, 5});
+  // The same input through the importer and the reference executor here.
+  lw::Network net;
+  REQUIRE(lw::import_onnx(model, &net).is_ok());
+  lw::Tensor t = lw::Tensor::create(net.input_shape());
+  std::copy(x.begin(), x.end(), t.f32());
+  std::vector<lw::Tensor> ref;
+  REQUIRE(lw::reference_forward(net, t, &ref).is_ok());
+  double err = 0, scale = 0;
+  for (size_t i = 0; i < y.f32.size(); ++i) {
+    err = std::max(err, double(std::fabs(y.f32[i] - ref.back().f32()[i])));
+    scale = std::max(scale, double(std::fabs(ref.back().f32()[i])));
+  }
+  CHECK(scale > 0);
+  CHECK(err <= 1e-5 * scale);
+  // An input of another shape: one line, exit 2.
+  REQUIRE(lw::write_npy(in, {1, 2, 4, 5}, x.data()).is_ok());
+  Result bad = run("infer --model " + model + " --input " + in);
+  CHECK(bad.code == 2);
+  CHECK(lines(bad.err) == 1);
+  CHECK(bad.err.find("expected float32 samples of 2x5x5") != std::string::npos);
+}
+
+TEST_CASE("a config with eval_inputs but no eval_labels is refused with its JSON path") {
+  const std::string cfg = save("cfg.json", R"({"model": ")" + save("cfg.onnx", tiny_model()) +
+                                                R"(", "filter": {"eval_inputs": "x.npy"}})");
+  Result r = run("run " + cfg);
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("/filter/eval_labels: eval_inputs and eval_labels go together") != std::string::npos);
 }
