@@ -37,6 +37,20 @@ Status top1_accuracy(const Forward& f, const FashionMnist& data, int first, int 
   return Status::ok();
 }
 
+Status top1_accuracy(const Forward& f, const std::vector<Tensor>& inputs, const std::vector<int64_t>& labels,
+                     int count, AccuracyReport* out) {
+  if (inputs.empty() || labels.size() != inputs.size()) return invalid_argument("accuracy: inputs and labels differ in number");
+  const int n = count <= 0 || count > int(inputs.size()) ? int(inputs.size()) : count;
+  int correct = 0;
+  for (int i = 0; i < n; ++i) {
+    Tensor y;
+    LW_RETURN_IF_ERROR(f(inputs[i], &y));
+    correct += argmax(y) == labels[i];
+  }
+  *out = AccuracyReport{"top1", n, double(correct) / n, 0};
+  return Status::ok();
+}
+
 Status fidelity(const Forward& candidate, const Forward& reference, const std::vector<Tensor>& inputs,
                 AccuracyReport* out) {
   if (inputs.empty()) return invalid_argument("fidelity: no inputs");

@@ -28,6 +28,11 @@ struct AccuracyReport {
 /// Top-1 accuracy on images [first, first + count) of `data`, one image per forward call.
 Status top1_accuracy(const Forward& f, const FashionMnist& data, int first, int count, AccuracyReport* out);
 
+/// Top-1 accuracy on a user's labelled samples (one input tensor per forward call); `count`
+/// 0 or beyond the data means all of them.
+Status top1_accuracy(const Forward& f, const std::vector<Tensor>& inputs, const std::vector<int64_t>& labels,
+                     int count, AccuracyReport* out);
+
 /// Top-1 agreement and SQNR of `candidate` against `reference` over `inputs`.
 Status fidelity(const Forward& candidate, const Forward& reference, const std::vector<Tensor>& inputs,
                 AccuracyReport* out);

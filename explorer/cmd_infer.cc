@@ -10,7 +10,9 @@
 #include "explorer/model_arg.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
+#include "libs/data/npy.h"
 #include "libs/exec/executor.h"
+#include "libs/onnx/onnx_import.h"
 #include "libs/ref/reference.h"
 
 namespace lw::cli {
@@ -47,7 +49,7 @@ std::vector<ImplDesc> assignment_from_args(const Args& args, const Network& net)
   return a;
 }
 
-void run_executor(const Args& args, const Network& net, const Tensor& x, const Tensor& ref) {
+Tensor run_executor(const Args& args, const Network& net, const Tensor& x, const Tensor& ref) {
   std::vector<ImplDesc> a = assignment_from_args(args, net);
   if (args.has("save-assign")) {
     FILE* f = std::fopen(args.get("save-assign").c_str(), "w");
@@ -88,14 +90,49 @@ void run_executor(const Args& args, const Network& net, const Tensor& x, const T
   if (args.flag("per-layer"))
     for (const ExecStep& s : ex->steps()) std::printf("  %8.3f ms  %s\n", s.last_ms, s.name.c_str());
   print_top(y);
+  return y;
+}
+
+// --input: a .npy of the network's input shape (numpy.save) or an ONNX TensorProto (.pb).
+Tensor read_input(const std::string& path, const Network& net) {
+  const Shape want = net.input_shape();
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".pb") == 0) {
+    OnnxTensor t;
+    ok_or_throw(read_onnx_tensor(path, &t));
+    Shape s;
+    Status st = onnx_dims_to_shape(t.dims, &s);
+    if (!st.is_ok() || s != want) throw UsageError("--input: " + path + ": not of the network's input shape " + want.to_string());
+    Tensor x = Tensor::create(want);
+    std::copy(t.data.begin(), t.data.end(), x.f32());
+    return x;
+  }
+  std::vector<Tensor> samples;
+  ok_or_throw(read_npy_samples(path, Shape{1, want.c, want.h, want.w}, &samples));
+  if (int(samples.size()) != want.n)
+    throw UsageError("--input: " + path + " holds " + std::to_string(samples.size()) + " samples, the network takes " +
+                     std::to_string(want.n));
+  Tensor x = Tensor::create(want);
+  const int64_t per = samples[0].shape().elements();
+  for (size_t i = 0; i < samples.size(); ++i) std::copy(samples[i].f32(), samples[i].f32() + per, x.f32() + i * per);
+  return x;
+}
+
+// --output: NCHW f32 .npy; [N, C] when the output is N x C x 1 x 1 (a classifier's logits).
+void write_output(const std::string& path, const Tensor& y_any) {
+  Tensor y = to_layout(y_any, Layout::kNCHW);
+  const Shape& s = y.shape();
+  std::vector<int64_t> dims = {s.n, s.c};
+  if (s.h * s.w != 1) dims.insert(dims.end(), {int64_t(s.h), int64_t(s.w)});
+  ok_or_throw(write_npy(path, dims, y.f32()));
+  std::printf("wrote    %s (%s)\n", path.c_str(), s.to_string().c_str());
 }
 
 int run_infer(const std::vector<std::string>& argv) {
-  Args args(argv, {"per-layer"}, {"model", "seed", "all", "assign", "threads", "repeats", "save-assign"});
-  if (!args.has("model")) throw UsageError("--model is required (zoo name or network .json)");
+  Args args(argv, {"per-layer"}, {"model", "seed", "all", "assign", "threads", "repeats", "save-assign", "input", "output"});
+  if (!args.has("model")) throw UsageError("--model is required (zoo name, network .json or .onnx)");
   if (args.has("all") && args.has("assign")) throw UsageError("give --all or --assign, not both");
   Network net = load_model(args.get("model"));
-  Tensor x = random_input(net, uint64_t(args.get_int("seed", 0)));
+  Tensor x = args.has("input") ? read_input(args.get("input"), net) : random_input(net, uint64_t(args.get_int("seed", 0)));
   std::vector<Tensor> outs;
   auto t0 = std::chrono::steady_clock::now();
   ok_or_throw(reference_forward(net, x, &outs));
@@ -104,16 +141,21 @@ int run_infer(const std::vector<std::string>& argv) {
   std::printf("model    %s (%zu layers after BatchNorm folding)\n", net.name.c_str(), net.layers.size() - 1);
   std::printf("input    %s\noutput   %s\n", x.shape().to_string().c_str(), y.shape().to_string().c_str());
   std::printf("reference (naive f32 NCHW) %.1f ms\n", ms);
-  if (args.has("all") || args.has("assign")) run_executor(args, net, x, y);
+  Tensor result = y;
+  if (args.has("all") || args.has("assign")) result = run_executor(args, net, x, y);
   else print_top(y);
+  if (args.has("output")) write_output(args.get("output"), result);
   return 0;
 }
 
-Registrar reg({"infer", "run a model end to end on a random input",
-               "usage: layerwise infer --model <zoo name | network.json> [--seed N]\n"
+Registrar reg({"infer", "run a model end to end on a random input or an input file",
+               "usage: layerwise infer --model <zoo name | network.json | net.onnx> [--seed N | --input X.npy]\n"
                "                       [--all <library> [--threads 1|2] | --assign <assignment.json>]\n"
-               "                       [--repeats N] [--per-layer] [--save-assign <file>]\n\n"
-               "Runs the network with the reference executor on a seeded random input. With --all or\n"
+               "                       [--repeats N] [--per-layer] [--save-assign <file>] [--output Y.npy]\n\n"
+               "Runs the network with the reference executor on a seeded random input, or on --input (a\n"
+               "float32 .npy of the input shape, e.g. numpy.save of a 1x3x224x224 array, or an ONNX\n"
+               "TensorProto .pb). --output writes the output tensor as float32 .npy ([N, C] for logits;\n"
+               "the executor's output with --all / --assign, else the reference's). With --all or\n"
                "--assign it also runs the real executor under that per-layer assignment and prints the\n"
                "median time, peak memory (arena + workspace + weights) and the error vs the reference.\n\n"
                "assignment.json: {\"model\": \"mobilenetv2\", \"default\": \"native\",\n"

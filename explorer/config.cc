@@ -40,6 +40,9 @@ constexpr const char* kCandidates = "candidates";
 constexpr const char* kTestImages = "test_images";
 constexpr const char* kCalibrationImages = "calibration_images";
 constexpr const char* kFidelityInputs = "fidelity_inputs";
+constexpr const char* kEvalInputs = "eval_inputs";
+constexpr const char* kEvalLabels = "eval_labels";
+constexpr const char* kCalibrationInputs = "calibration_inputs";
 constexpr const char* kReplay = "replay";
 constexpr const char* kOutput = "output_dir";
 }  // namespace key
@@ -145,7 +148,13 @@ Status parse_search(const JsonReader& r, const json& j, const ConfigVocabulary& 
 Status parse_filter(const JsonReader& r, const json& j, ExperimentConfig* c) {
   const std::string p = std::string("/") + key::kFilter;
   LW_RETURN_IF_ERROR(r.keys(j, p, {key::kLatencyBand, key::kMaxAccuracyDrop, key::kCandidates, key::kTestImages,
-                                   key::kCalibrationImages, key::kFidelityInputs}));
+                                   key::kCalibrationImages, key::kFidelityInputs, key::kEvalInputs, key::kEvalLabels,
+                                   key::kCalibrationInputs}));
+  LW_RETURN_IF_ERROR(r.string(j, key::kEvalInputs, p, &c->eval_inputs));
+  LW_RETURN_IF_ERROR(r.string(j, key::kEvalLabels, p, &c->eval_labels));
+  LW_RETURN_IF_ERROR(r.string(j, key::kCalibrationInputs, p, &c->calibration_inputs));
+  if (c->eval_inputs.empty() != c->eval_labels.empty())
+    return r.err(p + (c->eval_inputs.empty() ? "/eval_inputs" : "/eval_labels"), "eval_inputs and eval_labels go together");
   LW_RETURN_IF_ERROR(r.number(j, key::kLatencyBand, p, &c->latency_band_pct));
   LW_RETURN_IF_ERROR(r.number(j, key::kMaxAccuracyDrop, p, &c->max_accuracy_drop_pct));
   LW_RETURN_IF_ERROR(r.integer(j, key::kCandidates, p, &c->filter_candidates));
@@ -216,6 +225,9 @@ json resolved_config(const ExperimentConfig& c) {
   j[key::kFilter] = {{key::kLatencyBand, c.latency_band_pct}, {key::kMaxAccuracyDrop, c.max_accuracy_drop_pct},
                      {key::kCandidates, c.filter_candidates}, {key::kTestImages, c.test_images},
                      {key::kCalibrationImages, c.calibration_images}, {key::kFidelityInputs, c.fidelity_inputs}};
+  for (auto [k, v] : {std::pair{key::kEvalInputs, &c.eval_inputs}, {key::kEvalLabels, &c.eval_labels},
+                      {key::kCalibrationInputs, &c.calibration_inputs}})
+    if (!v->empty()) j[key::kFilter][k] = *v;
   j[key::kReplay] = {{key::kRuns, c.replay_runs}};
   j[key::kOutput] = c.output_dir;
   return j;

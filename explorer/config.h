@@ -62,6 +62,7 @@ struct ExperimentConfig {
   int test_images = kDefaultTestImages;
   int calibration_images = kDefaultCalibrationImages;
   int fidelity_inputs = kDefaultFidelityInputs;
+  std::string eval_inputs, eval_labels, calibration_inputs;  // the user's data (.npy); "" = none
   // replay
   int replay_runs = kDefaultReplayRuns;
   std::string output_dir = kDefaultOutputDir;

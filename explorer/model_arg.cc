@@ -4,6 +4,7 @@
 
 #include "explorer/cli.h"
 #include "libs/ir/network_json.h"
+#include "libs/onnx/onnx_import.h"
 #include "libs/zoo/zoo.h"
 
 namespace lw::cli {
@@ -11,11 +12,13 @@ namespace lw::cli {
 Network load_model_unfolded(const std::string& model, uint64_t weight_seed) {
   Network net;
   bool is_file = model.find('/') != std::string::npos || model.find(".json") != std::string::npos;
-  if (is_file) {
+  if (is_onnx_path(model)) {
+    ok_or_throw(import_onnx(model, &net));
+  } else if (is_file) {
     ok_or_throw(load_network(model, &net));
   } else {
     Status s = build_zoo_model(model, ZooOptions{}, &net);
-    if (!s.is_ok()) throw UsageError("--model: " + s.message() + " or a network .json file");
+    if (!s.is_ok()) throw UsageError("--model: " + s.message() + ", a network .json file or an .onnx file");
   }
   bool has_weights = true;
   for (const Layer& l : net.layers)

@@ -1,5 +1,5 @@
 /// \file
-/// Resolves a `--model` argument (zoo name or network JSON path) to a ready network:
+/// Resolves a `--model` argument (zoo name, network JSON path or .onnx file) to a ready network:
 /// weights loaded or seeded at random, BatchNorm folded.
 #pragma once
 #include <cstdint>

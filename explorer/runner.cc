@@ -319,6 +319,9 @@ EvalOptions eval_options(const ExperimentConfig& c, bool quiet, ProgressLine* li
   e.test_images = c.test_images;
   e.calibration_images = c.calibration_images;
   e.fidelity_inputs = c.fidelity_inputs;
+  e.eval_inputs = c.eval_inputs;
+  e.eval_labels = c.eval_labels;
+  e.calibration_inputs = c.calibration_inputs;
   e.max_threads = *std::max_element(c.threads.begin(), c.threads.end());
   if (!quiet)
     e.progress = [line](const std::string& what, double f) { line->update("measure " + what, f, 0); };

@@ -8,11 +8,12 @@
 namespace lw::cli {
 
 std::set<std::string> eval_option_names() {
-  return {"model", "lut", "test-images", "calibration-images", "fidelity-inputs", "threads", "data-dir"};
+  return {"model", "lut", "test-images", "calibration-images", "fidelity-inputs", "threads", "data-dir",
+          "eval-inputs", "eval-labels", "calibration-inputs"};
 }
 
 const char* const kEvalOptionsHelp =
-    "  --model M                 zoo name or network .json (with its weights file)\n"
+    "  --model M                 zoo name, network .json (with its weights file) or .onnx file\n"
     "  --lut L                   the LUT `layerwise profile` wrote for this model on this device\n"
     "  --test-images N           Fashion-MNIST test images evaluated per deployment (default 2000; 0 = all 10000)\n"
     "  --calibration-images N    train images (random-weight models: seeded inputs) for int8 calibration (256)\n"
@@ -20,6 +21,9 @@ const char* const kEvalOptionsHelp =
     "  --threads 1|2             thread cap of the reference deployments ref-fp32/opt-fp32/all-int8 (2)\n"
     "  --data-dir DIR            Fashion-MNIST directory (default $LAYERWISE_FASHION_MNIST_DIR, else\n"
     "                            /usr/share/datasets/fashion-mnist from the Debian package)\n"
+    "  --eval-inputs X.npy       your labelled evaluation samples, float32 [count, C, H, W] (instead of\n"
+    "                            Fashion-MNIST or fidelity); --eval-labels Y.npy: [count] integer classes\n"
+    "  --calibration-inputs C.npy  your int8 calibration samples, float32 [count, C, H, W]\n"
     "  --quiet                   no progress line on stderr\n"
     "Timings pin to the first CPUs of the process's affinity mask (as the profiler does), so every\n"
     "Layerwise process on a machine lands on cpu0: on a shared machine profile and measure under\n"
@@ -40,6 +44,9 @@ void start_evaluator(const Args& args, int timing_runs, StageSetup* s) {
   o.max_threads = args.get_int("threads", 2);
   o.timing.runs = o.timing.max_runs = timing_runs;
   o.data_dir = resolve_data_dir(args.get("data-dir"));
+  o.eval_inputs = args.get("eval-inputs");
+  o.eval_labels = args.get("eval-labels");
+  o.calibration_inputs = args.get("calibration-inputs");
   if (o.test_images < 0 || o.calibration_images < 1 || o.fidelity_inputs < 1)
     throw UsageError("--test-images must be >= 0, --calibration-images and --fidelity-inputs >= 1");
   if (o.max_threads != 1 && o.max_threads != 2) throw UsageError("--threads: 1 or 2");

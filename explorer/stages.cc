@@ -10,6 +10,7 @@
 #include "explorer/baselines.h"
 #include "explorer/deployment.h"
 #include "libs/data/fashion_mnist.h"
+#include "libs/data/npy.h"
 #include "libs/exec/assignment.h"
 
 namespace lw {
@@ -27,7 +28,9 @@ struct Evaluator::State {
   Problem problem;
   std::vector<QuantParams> quant;
   std::string metric;
-  FashionMnist test;                  // top1
+  FashionMnist test;                  // top1 on Fashion-MNIST
+  std::vector<Tensor> user_inputs;    // top1 on the user's data
+  std::vector<int64_t> user_labels;
   std::vector<Tensor> inputs, ref;    // fidelity: inputs and the f32 reference outputs
   Tensor sample;
 };
@@ -70,7 +73,17 @@ Status Evaluator::create(const Network& net, const Lut& lut, const EvalOptions& 
   s->o = o;
   s->o.data_dir = resolve_data_dir(o.data_dir);
   LW_RETURN_IF_ERROR(compile_problem(lut, &s->problem));
-  if (data_source_for(net) == DataSource::kFashionMnist) {
+  if (o.eval_inputs.empty() != o.eval_labels.empty())
+    return invalid_argument("the user's evaluation data needs both eval_inputs and eval_labels");
+  if (!o.eval_inputs.empty() && o.calibration_inputs.empty())
+    return invalid_argument("with eval_inputs, give calibration_inputs too (calibrating on the evaluation data would flatter int8)");
+  if (!o.eval_inputs.empty()) {
+    s->metric = "top1";
+    LW_RETURN_IF_ERROR(read_npy_samples(o.eval_inputs, net.input_shape(), &s->user_inputs));
+    LW_RETURN_IF_ERROR(read_npy_labels(o.eval_labels, int64_t(s->user_inputs.size()), &s->user_labels));
+    if (s->o.test_images <= 0 || s->o.test_images > int(s->user_inputs.size())) s->o.test_images = int(s->user_inputs.size());
+    s->sample = s->user_inputs[0];
+  } else if (data_source_for(net) == DataSource::kFashionMnist) {
     s->metric = "top1";
     // The test split first: a missing dataset fails before any calibration work.
     LW_RETURN_IF_ERROR(load_fashion_mnist(Split::kTest, &s->test, s->o.data_dir));
@@ -84,7 +97,12 @@ Status Evaluator::create(const Network& net, const Lut& lut, const EvalOptions& 
     s->sample = s->inputs[0];
   }
   std::vector<Tensor> calib;
-  LW_RETURN_IF_ERROR(calibration_samples(net, std::max(1, o.calibration_images), &calib, s->o.data_dir));
+  if (!o.calibration_inputs.empty()) {
+    LW_RETURN_IF_ERROR(read_npy_samples(o.calibration_inputs, net.input_shape(), &calib));
+    if (int(calib.size()) > std::max(1, o.calibration_images)) calib.resize(size_t(std::max(1, o.calibration_images)));
+  } else {
+    LW_RETURN_IF_ERROR(calibration_samples(net, std::max(1, o.calibration_images), &calib, s->o.data_dir));
+  }
   LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, calib, &s->quant));
   out->reset(new Evaluator(std::move(s)));
   return Status::ok();
@@ -137,7 +155,9 @@ Status Evaluator::prepare(const std::string& label, const std::vector<std::strin
     if (s.o.progress && ++done % 64 == 0) s.o.progress(label, double(done) / total);
     return ex.run(x, y);
   };
-  if (s.metric == "top1") {
+  if (!s.user_inputs.empty()) {
+    st = top1_accuracy(f, s.user_inputs, s.user_labels, s.o.test_images, &d.m.accuracy);
+  } else if (s.metric == "top1") {
     st = top1_accuracy(f, s.test, 0, s.o.test_images, &d.m.accuracy);
   } else {
     // The reference outputs were computed once; x is an element of s.inputs.

@@ -44,6 +44,9 @@ struct EvalOptions {
   int calibration_images = kDefaultCalibrationImages;
   int fidelity_inputs = kDefaultFidelityInputs;
   std::string data_dir;                  // "" = resolve_data_dir("")
+  /// The user's data instead of Fashion-MNIST / fidelity (.npy, see README "Your data"):
+  /// labelled evaluation samples (top-1 on them) and int8 calibration samples.
+  std::string eval_inputs, eval_labels, calibration_inputs;
   const Registry* registry = nullptr;    // where the kernels come from (required)
   Protocol timing{1, kDefaultTimingRuns, 0.0, kDefaultTimingRuns, 10.0};
   int max_threads = 2;                   // thread cap of the reference deployments

@@ -102,6 +102,64 @@ TEST_CASE("BatchNorm folding preserves the function") {
   CHECK(diff / scale <= 1e-5f);
 }
 
+TEST_CASE("a BatchNorm with no conv to fold into becomes an affine layer (DenseNet's pre-activation)") {
+  NetBuilder b("t", Shape{1, 4, 5, 5});
+  int c1 = b.conv(0, 3, 3, 1, 1, 1, true, "c1");
+  int c2 = b.conv(0, 2, 1, 1, 0, 1, false, "c2");
+  int x = b.bn(b.concat({c1, c2}), "bn_after_concat");
+  b.fc(b.flatten(b.act(x, LayerKind::kRelu)), 3);
+  Network net = b.finish();
+  init_random_weights(net, 5);
+  Network folded;
+  REQUIRE(fold_batch_norm(net, &folded).is_ok());
+  const int a = folded.find("bn_after_concat");
+  REQUIRE(a >= 0);
+  CHECK(folded.layers[a].kind == LayerKind::kAffine);
+  CHECK(layer_params(folded, a) == 2 * 5);
+  Tensor in = Tensor::create(net.input_shape());
+  for (int64_t i = 0; i < in.shape().elements(); ++i) in.f32()[i] = std::cos(0.21f * i);
+  std::vector<Tensor> ya, yf;
+  REQUIRE(reference_forward(net, in, &ya).is_ok());
+  REQUIRE(reference_forward(folded, in, &yf).is_ok());
+  for (int64_t i = 0; i < ya.back().shape().elements(); ++i)
+    CHECK(std::abs(ya.back().f32()[i] - yf.back().f32()[i]) <= 1e-5f * (1 + std::abs(ya.back().f32()[i])));
+}
+
+TEST_CASE("channel shuffle and channel slice: shapes, errors and the reference") {
+  NetBuilder b("t", Shape{1, 6, 2, 2});
+  Network net = b.finish();
+  Layer shuffle;
+  shuffle.name = "shuffle";
+  shuffle.kind = LayerKind::kChannelShuffle;
+  shuffle.groups = 2;
+  shuffle.inputs = {0};
+  net.layers.push_back(shuffle);
+  Layer slice;
+  slice.name = "slice";
+  slice.kind = LayerKind::kChannelSlice;
+  slice.channel_begin = 2;
+  slice.out_channels = 3;
+  slice.inputs = {1};
+  net.layers.push_back(slice);
+  REQUIRE(infer_shapes(net).is_ok());
+  CHECK(net.output_shape() == Shape{1, 3, 2, 2});
+  Tensor in = Tensor::create(net.input_shape());
+  for (int64_t i = 0; i < in.shape().elements(); ++i) in.f32()[i] = float(i / 4);  // value = channel
+  std::vector<Tensor> y;
+  REQUIRE(reference_forward(net, in, &y).is_ok());
+  // [0 1 2 | 3 4 5] viewed as 2 x 3, transposed: 0 3 1 4 2 5; channels 2..4 of that: 1 4 2.
+  const float want[] = {0, 3, 1, 4, 2, 5};
+  for (int c = 0; c < 6; ++c) CHECK(y[1].f32()[c * 4] == want[c]);
+  CHECK(y[2].f32()[0] == 1);
+  CHECK(y[2].f32()[4] == 4);
+  CHECK(y[2].f32()[8] == 2);
+  net.layers[1].groups = 4;  // does not divide 6
+  CHECK(infer_shapes(net).code() == StatusCode::kInvalidArgument);
+  net.layers[1].groups = 2;
+  net.layers[2].out_channels = 5;  // [2, 7) outside 6 channels
+  CHECK(infer_shapes(net).code() == StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("check_weights names the layer with the wrong weight count") {
   NetBuilder b("t", Shape{1, 2, 4, 4});
   b.conv(0, 3, 1, 1, 0, 1, true, "proj");

@@ -53,6 +53,25 @@ std::vector<LayerCase> cases() {
     v.push_back({fc, {s}});
     fc.fused_activation = LayerKind::kRelu;
     v.push_back({fc, {s}});
+    Layer affine = make(LayerKind::kAffine);  // an unfoldable BatchNorm (DenseNet)
+    affine.weights.resize(2 * size_t(s.c));
+    fill_uniform(affine.weights, rng, -1.5f, 1.5f);
+    v.push_back({affine, {s}});
+    Layer slice = make(LayerKind::kChannelSlice);  // ShuffleNet's split, odd offsets too
+    slice.channel_begin = s.c / 3;
+    slice.out_channels = std::max(1, s.c / 2);
+    v.push_back({slice, {s}});
+    slice.channel_begin = 0;
+    slice.out_channels = s.c;
+    v.push_back({slice, {s}});
+  }
+  // Channel shuffle: ShuffleNet's 2 groups, and other group counts / odd group sizes.
+  for (int g : {1, 2, 3, 5}) {
+    Layer shuffle = make(LayerKind::kChannelShuffle);
+    shuffle.groups = g;
+    v.push_back({shuffle, {{2, 3 * 5 * 2, 3, 4}}});
+    v.push_back({shuffle, {{1, g * 7, 1, 1}}});
+    v.push_back({shuffle, {{1, g * 4, 5, 3}}});
   }
   for (bool ceil : {false, true})
     for (bool inc : {false, true}) {
@@ -89,5 +108,5 @@ TEST_CASE("native layers match the reference") {
       INFO(e.desc.name());
       CHECK(tested[e.desc.name()] >= 4);
     }
-  CHECK(descriptors == 14 * 2 * 2);  // kinds x layouts x thread sets
+  CHECK(descriptors == 17 * 2 * 2);  // kinds x layouts x thread sets
 }

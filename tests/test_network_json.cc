@@ -53,6 +53,26 @@ TEST_CASE("a network survives a JSON + weights round trip") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("channel shuffle, channel slice and affine survive a JSON round trip") {
+  const char* text = R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 6, 3, 3]},
+    {"name": "s", "kind": "channel-shuffle", "inputs": ["in"], "groups": 3},
+    {"name": "k", "kind": "channel-slice", "inputs": ["s"], "begin": 1, "out_channels": 4},
+    {"name": "a", "kind": "affine", "inputs": ["k"]}]})";
+  Network net, back;
+  REQUIRE(network_from_json(text, "net.json", ".", &net).is_ok());
+  CHECK(net.output_shape() == Shape{1, 4, 3, 3});
+  CHECK(weight_count(net.layers[3], input_shapes(net, 3)) == 8);
+  REQUIRE(network_from_json(network_to_json(net, ""), "back.json", ".", &back).is_ok());
+  CHECK(back.layers[1].groups == 3);
+  CHECK(back.layers[2].channel_begin == 1);
+  CHECK(back.layers[2].out_channels == 4);
+  CHECK(back.layers[3].kind == LayerKind::kAffine);
+  Network missing;
+  CHECK(network_from_json(R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 6, 3, 3]},
+    {"name": "k", "kind": "channel-slice", "inputs": ["in"], "begin": 1}]})", "net.json", ".", &missing)
+            .message() == "net.json: /layers/1/out_channels: missing");
+}
+
 TEST_CASE("asymmetric padding is read as top, left, bottom, right") {
   Network net;
   REQUIRE(network_from_json(kGood, "net.json", ".", &net).is_ok());

@@ -144,6 +144,12 @@ std::vector<Case> cases() {
   c.push_back({"flatten", LayerTester(K::kFlatten).input({2, 3, 4, 5})});
   c.push_back({"softmax", LayerTester(K::kSoftmax).input({2, 10, 1, 1}).scale(5)});
   c.push_back({"softmax spatial", LayerTester(K::kSoftmax).input({1, 6, 3, 2}).scale(5)});
+  c.push_back({"affine", LayerTester(K::kAffine).input({2, 7, 5, 3})});
+  c.push_back({"channel-shuffle 2 groups", LayerTester(K::kChannelShuffle).input({1, 10, 3, 4}).groups(2)});
+  c.push_back({"channel-shuffle 3 groups", LayerTester(K::kChannelShuffle).input({2, 12, 2, 5}).groups(3)});
+  LayerTester slice(K::kChannelSlice);
+  slice.l.channel_begin = 3;
+  c.push_back({"channel-slice", slice.input({2, 9, 4, 3}).out(5)});
   return c;
 }
 

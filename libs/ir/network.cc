@@ -111,6 +111,19 @@ Status infer_layer_shape(const Layer& l, const std::vector<Shape>& in, Shape* ou
       *out = in[0];
       return Status::ok();
     }
+    case LayerKind::kChannelShuffle:
+      if (l.groups < 1 || in[0].c % l.groups)
+        return invalid_argument(where(l) + "groups " + std::to_string(l.groups) + " must divide channels " +
+                                std::to_string(in[0].c));
+      *out = in[0];
+      return Status::ok();
+    case LayerKind::kChannelSlice:
+      if (l.channel_begin < 0 || l.out_channels < 1 || l.channel_begin + l.out_channels > in[0].c)
+        return invalid_argument(where(l) + "channels [" + std::to_string(l.channel_begin) + ", " +
+                                std::to_string(l.channel_begin + l.out_channels) + ") outside input " +
+                                in[0].to_string());
+      *out = Shape{in[0].n, l.out_channels, in[0].h, in[0].w};
+      return Status::ok();
     case LayerKind::kConcat: {
       Shape s = in[0];
       for (size_t i = 1; i < in.size(); ++i) {
@@ -159,6 +172,8 @@ int64_t weight_count(const Layer& l, const std::vector<Shape>& in) {
       return int64_t(l.out_channels) * in[0].c * in[0].h * in[0].w;
     case LayerKind::kBatchNorm:
       return 4 * int64_t(in[0].c);
+    case LayerKind::kAffine:
+      return 2 * int64_t(in[0].c);
     default:
       return 0;
   }
@@ -221,6 +236,13 @@ void init_random_weights(Network& net, uint64_t seed) {
       }
       continue;
     }
+    if (l.kind == LayerKind::kAffine) {
+      for (int j = 0; j < l.out.c; ++j) {
+        l.weights[j] = uniform(0.8f, 1.2f);
+        l.weights[l.out.c + j] = uniform(-0.1f, 0.1f);
+      }
+      continue;
+    }
     if (nw == 0) continue;
     float fan_in = float(nw / l.out_channels);
     float bound = std::sqrt(6.f / fan_in);  // He-uniform keeps ReLU activations O(1)
@@ -241,6 +263,24 @@ Status check_weights(const Network& net) {
   return Status::ok();
 }
 
+namespace {
+// A BatchNorm that cannot be folded keeps its function as y = x * s + (beta - mean * s).
+void push_affine(const Layer& bn, const std::vector<int>& remap, Network* net) {
+  Layer a;
+  a.name = bn.name;
+  a.kind = LayerKind::kAffine;
+  a.inputs = {remap[bn.inputs[0]]};
+  int c = bn.out.c;
+  a.weights.resize(2 * size_t(c));
+  for (int j = 0; j < c; ++j) {
+    float s = bn.weights[j] / std::sqrt(bn.weights[3 * c + j] + bn.eps);
+    a.weights[j] = s;
+    a.weights[c + j] = bn.weights[c + j] - bn.weights[2 * c + j] * s;
+  }
+  net->layers.push_back(std::move(a));
+}
+}  // namespace
+
 Status fold_batch_norm(const Network& in, Network* out) {
   LW_RETURN_IF_ERROR(check_weights(in));
   auto consumers = in.consumers();
@@ -254,7 +294,11 @@ Status fold_batch_norm(const Network& in, Network* out) {
       const Layer& prod = in.layers[p];
       bool foldable = (prod.kind == LayerKind::kConv2d || prod.kind == LayerKind::kFullyConnected) &&
                       consumers[p].size() == 1 && prod.fused_activation == LayerKind::kInput;
-      if (!foldable) return invalid_argument(where(l) + "can only fold into a conv2d or fully-connected feeding only it");
+      if (!foldable) {
+        push_affine(l, remap, &net);
+        remap[i] = int(net.layers.size()) - 1;
+        continue;
+      }
       Layer& conv = net.layers[remap[p]];
       int c = l.out.c;
       int64_t per = int64_t(conv.weights.size()) / c;

@@ -38,8 +38,9 @@ struct Layer {
   std::vector<int> inputs;  // indices of producer layers (always earlier in the list)
 
   Window window;            // conv2d, max-pool, avg-pool
-  int out_channels = 0;     // conv2d, fully-connected
-  int groups = 1;           // conv2d
+  int out_channels = 0;     // conv2d, fully-connected; channel-slice: channels kept
+  int groups = 1;           // conv2d, channel-shuffle
+  int channel_begin = 0;    // channel-slice: first input channel kept
   bool has_bias = false;    // conv2d, fully-connected
   bool count_include_pad = true;  // avg-pool
   float eps = 1e-5f;        // batch-norm
@@ -47,7 +48,7 @@ struct Layer {
   LayerKind fused_activation = LayerKind::kInput;
 
   /// conv2d: [out_c][in_c/groups][kh][kw]; fully-connected: [out][in];
-  /// batch-norm: gamma, beta, mean, var (4 x C).
+  /// batch-norm: gamma, beta, mean, var (4 x C); affine: scale, shift (2 x C).
   std::vector<float> weights;
   std::vector<float> bias;
 
@@ -98,7 +99,8 @@ void init_random_weights(Network& net, uint64_t seed);
 Status check_weights(const Network& net);
 
 /// Static fusion: folds every batch-norm into the conv2d / fully-connected that feeds only it.
-/// Returns a new network; BatchNorms with any other producer are an error.
+/// Returns a new network. A BatchNorm with any other producer (DenseNet's pre-activation
+/// BatchNorm after a concat) becomes a per-channel affine layer: y = x * scale + shift.
 Status fold_batch_norm(const Network& in, Network* out);
 
 }  // namespace lw

@@ -54,7 +54,7 @@ struct Reader : JsonReader {
 
 const std::set<std::string> kLayerKeys = {"name", "kind", "inputs", "shape", "out_channels", "kernel", "stride",
                                           "padding", "dilation", "groups", "bias", "ceil_mode",
-                                          "count_include_pad", "eps", "activation"};
+                                          "count_include_pad", "eps", "activation", "begin"};
 
 Status parse_layer(const Reader& r, const json& j, const std::string& path, const Network& net, Layer* l) {
   LW_RETURN_IF_ERROR(r.keys(j, path, kLayerKeys));
@@ -86,7 +86,9 @@ Status parse_layer(const Reader& r, const json& j, const std::string& path, cons
   }
   Window& w = l->window;
   LW_RETURN_IF_ERROR(r.integer(j, "out_channels", path, &l->out_channels,
-                               l->kind == LayerKind::kConv2d || l->kind == LayerKind::kFullyConnected));
+                               l->kind == LayerKind::kConv2d || l->kind == LayerKind::kFullyConnected ||
+                                   l->kind == LayerKind::kChannelSlice));
+  LW_RETURN_IF_ERROR(r.integer(j, "begin", path, &l->channel_begin));
   LW_RETURN_IF_ERROR(r.pair(j, "kernel", path, &w.kh, &w.kw));
   LW_RETURN_IF_ERROR(r.pair(j, "stride", path, &w.stride_h, &w.stride_w));
   LW_RETURN_IF_ERROR(r.pair(j, "dilation", path, &w.dil_h, &w.dil_w));
@@ -202,6 +204,8 @@ std::string network_to_json(const Network& net, const std::string& weights_file)
         break;
       case LayerKind::kFullyConnected: j["out_channels"] = l.out_channels; j["bias"] = l.has_bias; break;
       case LayerKind::kBatchNorm: j["eps"] = l.eps; break;
+      case LayerKind::kChannelShuffle: j["groups"] = l.groups; break;
+      case LayerKind::kChannelSlice: j["begin"] = l.channel_begin; j["out_channels"] = l.out_channels; break;
       default: break;
     }
     if (l.fused_activation != LayerKind::kInput) j["activation"] = to_string(l.fused_activation);

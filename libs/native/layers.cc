@@ -1,44 +1,12 @@
 // Native non-conv layers, NCHW and NHWC f32: activations, add, mul, concat, pooling,
-// global average pooling, fully connected, flatten, softmax.
+// global average pooling, fully connected, flatten, softmax (channel layers: layers_channel.cc).
 #include <cstring>
 #include <limits>
 
-#include "libs/native/kernels.h"
+#include "libs/native/layer_prim.h"
 
 namespace lw::native {
 namespace {
-
-// Common state: layer geometry, input shapes and bound pointers.
-class LayerPrim : public Primitive {
- public:
-  explicit LayerPrim(const PrimitiveArgs& a)
-      : Primitive(a.desc.name()), layer_(*a.layer), nhwc_(a.desc.layout_in == Layout::kNHWC), threads_(a.desc.threads) {
-    // The copy keeps geometry only; packed weights live in each primitive.
-    release_weights(layer_);
-  }
-  Status reshape(const std::vector<Shape>& in) override {
-    in_ = in;
-    return infer_layer_shape(layer_, in, &out_shape_);
-  }
-  Status setup(const std::vector<const void*>& in, void* out, void* workspace) override {
-    if (in.size() != in_.size() || !out) return invalid_argument("wrong number of inputs or null output");
-    x_.clear();
-    for (const void* p : in) {
-      if (!p) return invalid_argument("null input");
-      x_.push_back(static_cast<const float*>(p));
-    }
-    y_ = static_cast<float*>(out);
-    return Status::ok();
-  }
-
- protected:
-  Layer layer_;
-  bool nhwc_;
-  int threads_;
-  std::vector<Shape> in_;
-  std::vector<const float*> x_;
-  float* y_ = nullptr;
-};
 
 // Activations, add and mul: elementwise (mul may broadcast a N x C x 1 x 1 scale).
 class Eltwise : public LayerPrim {
@@ -228,28 +196,32 @@ class Softmax : public LayerPrim {
   }
 };
 
-template <typename P>
-Status make(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
-  *out = std::make_unique<P>(a);
-  return Status::ok();
-}
+}  // namespace
 
 Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   if (d.dtype_in != DType::kF32 || d.dtype_out != DType::kF32) return unsupported("f32 only");
   if (d.layout_in != d.layout_out) return unsupported("input and output layouts must match");
-  if (l.kind == LayerKind::kFullyConnected && int64_t(l.weights.size()) != weight_count(l, in))
+  if ((l.kind == LayerKind::kFullyConnected || l.kind == LayerKind::kAffine) &&
+      int64_t(l.weights.size()) != weight_count(l, in))
     return invalid_argument("weights missing or of the wrong size");
   Shape out;
   return infer_layer_shape(l, in, &out);
 }
 
-}  // namespace
+void register_layer_kind(Registry& r, LayerKind kind, CreateFn create) {
+  for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
+    for (int t : kThreadSets) {
+      ImplDesc d;
+      d.op = kind;
+      d.library = Library::kNative;
+      d.algorithm = Algorithm::kDefault;
+      d.layout_in = d.layout_out = layout;
+      d.threads = t;
+      r.add({d, supports_layer, create});
+    }
+}
 
 void register_layers(Registry& r) {
-  struct KindFactory {
-    LayerKind kind;
-    CreateFn create;
-  };
   const KindFactory kinds[] = {
       {LayerKind::kRelu, make<Eltwise>},          {LayerKind::kRelu6, make<Eltwise>},
       {LayerKind::kHardSwish, make<Eltwise>},     {LayerKind::kHardSigmoid, make<Eltwise>},
@@ -259,17 +231,8 @@ void register_layers(Registry& r) {
       {LayerKind::kGlobalAvgPool, make<Pool>},    {LayerKind::kFullyConnected, make<FullyConnected>},
       {LayerKind::kFlatten, make<Flatten>},       {LayerKind::kSoftmax, make<Softmax>},
   };
-  for (const KindFactory& k : kinds)
-    for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
-      for (int t : kThreadSets) {
-        ImplDesc d;
-        d.op = k.kind;
-        d.library = Library::kNative;
-        d.algorithm = Algorithm::kDefault;
-        d.layout_in = d.layout_out = layout;
-        d.threads = t;
-        r.add({d, supports_layer, k.create});
-      }
+  for (const KindFactory& k : kinds) register_layer_kind(r, k.kind, k.create);
+  register_channel_layers(r);
 }
 
 }  // namespace lw::native

@@ -118,6 +118,7 @@ void elementwise(const Layer& l, const std::vector<const Tensor*>& in, Tensor& y
       bool scale = b.shape().h == 1 && b.shape().w == 1;
       v *= b.f32()[b.offset(n, c, scale ? 0 : h, scale ? 0 : w)];
     }
+    if (l.kind == LayerKind::kAffine) v = v * l.weights[c] + l.weights[a.shape().c + c];
     if (l.kind == LayerKind::kBatchNorm) {
       int C = a.shape().c;
       const auto& p = l.weights;
@@ -179,6 +180,19 @@ Status reference_layer(const Layer& l, const std::vector<const Tensor*>& in, Ten
       break;
     }
     case LayerKind::kConcat: concat(in, y); break;
+    case LayerKind::kChannelShuffle: {
+      // ONNX / PyTorch: view as [g][C/g], transpose: output channel j*g + i is input i*(C/g) + j.
+      const int g = l.groups, per = in[0]->shape().c / g;
+      each(*in[0], [&](int n, int c, int h, int w) {
+        y.f32()[y.offset(n, (c % per) * g + c / per, h, w)] = in[0]->f32()[in[0]->offset(n, c, h, w)];
+      });
+      break;
+    }
+    case LayerKind::kChannelSlice:
+      each(y, [&](int n, int c, int h, int w) {
+        y.f32()[y.offset(n, c, h, w)] = in[0]->f32()[in[0]->offset(n, l.channel_begin + c, h, w)];
+      });
+      break;
     case LayerKind::kSoftmax: softmax(*in[0], y); break;
     default: elementwise(l, in, y); break;
   }

@@ -113,6 +113,10 @@ Status IrModule::create(const Network& net, IrModule* out) {
       t.bias = p[1].clone().set_requires_grad(true);
       t.running_mean = p[2].clone();
       t.running_var = p[3].clone();
+    } else if (l.kind == LayerKind::kAffine) {
+      at::Tensor p = copy_of(l.weights, {2, int64_t(l.weights.size()) / 2});
+      t.weight = p[0].clone().set_requires_grad(true);
+      t.bias = p[1].clone().set_requires_grad(true);
     }
     if (!l.bias.empty()) t.bias = copy_of(l.bias, {int64_t(l.bias.size())}).set_requires_grad(true);
   }
@@ -142,6 +146,13 @@ Status IrModule::run_layer(size_t i, const std::vector<at::Tensor>& in, bool tra
     case LayerKind::kConcat: *y = at::cat(in, 1); break;
     case LayerKind::kFlatten: *y = in[0].flatten(1).unsqueeze(-1).unsqueeze(-1); break;
     case LayerKind::kSoftmax: *y = at::softmax(in[0], 1); break;
+    case LayerKind::kAffine: *y = in[0] * t.weight.view({1, -1, 1, 1}) + t.bias.view({1, -1, 1, 1}); break;
+    case LayerKind::kChannelShuffle: {  // ShuffleNet's own view-transpose-reshape
+      const auto s = in[0].sizes();
+      *y = in[0].reshape({s[0], l.groups, s[1] / l.groups, s[2], s[3]}).transpose(1, 2).reshape(s);
+      break;
+    }
+    case LayerKind::kChannelSlice: *y = in[0].narrow(1, l.channel_begin, l.out_channels).contiguous(); break;
     default:
       if (!is_activation(l.kind)) return unsupported(where(l) + "no LibTorch mapping");
       *y = activation(l.kind, in[0]);

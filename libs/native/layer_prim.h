@@ -1,0 +1,60 @@
+// Internal to libs/native: the common state of the non-conv layer primitives (geometry,
+// input shapes, bound pointers) and their registration (NCHW and NHWC f32, every thread set).
+#pragma once
+#include <memory>
+
+#include "libs/native/kernels.h"
+
+namespace lw::native {
+
+// Common state: layer geometry, input shapes and bound pointers.
+class LayerPrim : public Primitive {
+ public:
+  explicit LayerPrim(const PrimitiveArgs& a)
+      : Primitive(a.desc.name()), layer_(*a.layer), nhwc_(a.desc.layout_in == Layout::kNHWC), threads_(a.desc.threads) {
+    // The copy keeps geometry only; packed weights live in each primitive.
+    release_weights(layer_);
+  }
+  Status reshape(const std::vector<Shape>& in) override {
+    in_ = in;
+    return infer_layer_shape(layer_, in, &out_shape_);
+  }
+  Status setup(const std::vector<const void*>& in, void* out, void* workspace) override {
+    if (in.size() != in_.size() || !out) return invalid_argument("wrong number of inputs or null output");
+    x_.clear();
+    for (const void* p : in) {
+      if (!p) return invalid_argument("null input");
+      x_.push_back(static_cast<const float*>(p));
+    }
+    y_ = static_cast<float*>(out);
+    return Status::ok();
+  }
+
+ protected:
+  Layer layer_;
+  bool nhwc_;
+  int threads_;
+  std::vector<Shape> in_;
+  std::vector<const float*> x_;
+  float* y_ = nullptr;
+};
+
+template <typename P>
+Status make(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+  *out = std::make_unique<P>(a);
+  return Status::ok();
+}
+
+struct KindFactory {
+  LayerKind kind;
+  CreateFn create;
+};
+
+Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in);
+/// Adds native NCHW and NHWC f32 implementations of `kind` at every thread set.
+void register_layer_kind(Registry& r, LayerKind kind, CreateFn create);
+
+/// Affine, channel shuffle and channel slice (layers_channel.cc).
+void register_channel_layers(Registry& r);
+
+}  // namespace lw::native

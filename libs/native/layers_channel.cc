@@ -1,0 +1,87 @@
+// Native layers that move or scale whole channels, NCHW and NHWC f32: per-channel affine
+// (an unfoldable BatchNorm), channel shuffle and channel slice (ShuffleNet's split).
+#include <cstring>
+
+#include "libs/native/layer_prim.h"
+
+namespace lw::native {
+namespace {
+
+class Affine : public LayerPrim {
+ public:
+  explicit Affine(const PrimitiveArgs& a) : LayerPrim(a), p_(a.layer->weights) {
+    weight_bytes_ = p_.size() * sizeof(float);
+  }
+  bool can_run_in_place() const override { return true; }
+  Status run() override {
+    const Shape& s = out_shape_;
+    const int C = s.c;
+    const int64_t hw = int64_t(s.h) * s.w;
+    const float *scale = p_.data(), *shift = p_.data() + C;
+    // One task per (n, c) plane in NCHW, per pixel row of channels in NHWC.
+    parallel_for(threads_, int64_t(s.n) * (nhwc_ ? hw : C), 16, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        if (nhwc_) {
+          const float* x = x_[0] + r * C;
+          float* y = y_ + r * C;
+          for (int c = 0; c < C; ++c) y[c] = x[c] * scale[c] + shift[c];
+        } else {
+          const int c = int(r % C);
+          const float* x = x_[0] + r * hw;
+          float* y = y_ + r * hw;
+          for (int64_t i = 0; i < hw; ++i) y[i] = x[i] * scale[c] + shift[c];
+        }
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  std::vector<float> p_;
+};
+
+// Output channel dst(c) of input channel c; NCHW copies planes, NHWC gathers per pixel.
+class ChannelMove : public LayerPrim {
+ public:
+  using LayerPrim::LayerPrim;
+  Status run() override {
+    const Shape &is = in_[0], &os = out_shape_;
+    const int64_t hw = int64_t(is.h) * is.w;
+    if (!nhwc_) {
+      for (int n = 0; n < is.n; ++n)
+        for (int oc = 0; oc < os.c; ++oc)
+          std::memcpy(y_ + (int64_t(n) * os.c + oc) * hw, x_[0] + (int64_t(n) * is.c + src(oc, is.c)) * hw,
+                      sizeof(float) * hw);
+      return Status::ok();
+    }
+    parallel_for(threads_, int64_t(is.n) * hw, 64, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* x = x_[0] + p * is.c;
+        float* y = y_ + p * os.c;
+        if (layer_.kind == LayerKind::kChannelSlice)
+          std::memcpy(y, x + layer_.channel_begin, sizeof(float) * os.c);
+        else
+          for (int oc = 0; oc < os.c; ++oc) y[oc] = x[src(oc, is.c)];
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  // Input channel of output channel oc. Shuffle: out j*g + i <- in i*(C/g) + j.
+  int src(int oc, int in_c) const {
+    if (layer_.kind == LayerKind::kChannelSlice) return layer_.channel_begin + oc;
+    const int g = layer_.groups, per = in_c / g;
+    return (oc % g) * per + oc / g;
+  }
+};
+
+}  // namespace
+
+void register_channel_layers(Registry& r) {
+  register_layer_kind(r, LayerKind::kAffine, make<Affine>);
+  register_layer_kind(r, LayerKind::kChannelShuffle, make<ChannelMove>);
+  register_layer_kind(r, LayerKind::kChannelSlice, make<ChannelMove>);
+}
+
+}  // namespace lw::native

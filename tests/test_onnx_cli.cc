@@ -1,0 +1,248 @@
+// Malformed and unsupported ONNX files through the CLI: one line on stderr naming the file
+// (and the node, its op type and the opset where there is one), exit code 2, never a crash.
+// The models are built here with ONNX's protobuf classes; a good one is checked first so that
+// each bad one differs from it in exactly one way.
+#include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libs/data/npy.h"
+#include "libs/onnx/onnx_import.h"
+#include "libs/ref/reference.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("lw_onnx_cli_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+Result run(const std::string& args) {
+  const fs::path d = temp_dir();
+  const std::string out = (d / "out").string(), err = (d / "err").string();
+  int raw = std::system((std::string(LAYERWISE_BIN) + " " + args + " >" + out + " 2>" + err).c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+void add_dim(onnx::TensorShapeProto* s, int64_t v, const char* param = nullptr) {
+  auto* d = s->add_dim();
+  if (param) d->set_dim_param(param);
+  else d->set_dim_value(v);
+}
+
+// input [1, 2, 5, 5] -> Conv(3 out, 3x3, pad 1) -> Relu -> output
+onnx::ModelProto tiny_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("tiny");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = in->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int64_t v : {1, 2, 5, 5}) add_dim(shape, v);
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t v : {3, 2, 3, 3}) w->add_dims(v);
+  for (int i = 0; i < 3 * 2 * 9; ++i) w->add_float_data(0.01f * float(i % 7) - 0.03f);
+  auto* conv = g->add_node();
+  conv->set_name("conv0");
+  conv->set_op_type("Conv");
+  conv->add_input("x");
+  conv->add_input("w");
+  conv->add_output("c");
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  auto* relu = g->add_node();
+  relu->set_name("relu0");
+  relu->set_op_type("Relu");
+  relu->add_input("c");
+  relu->add_output("y");
+  g->add_output()->set_name("y");
+  return m;
+}
+
+std::string save(const std::string& name, const std::string& bytes) {
+  const std::string p = (temp_dir() / name).string();
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p;
+}
+
+std::string save(const std::string& name, const onnx::ModelProto& m) { return save(name, m.SerializeAsString()); }
+
+// One line, exit 2, naming the file and containing `what`.
+void check_refused(const std::string& path, const std::string& what) {
+  Result r = run("models --describe " + path);
+  INFO(path, ": ", r.err);
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find(path) != std::string::npos);
+  CHECK(r.err.find(what) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("a good ONNX model is described and inferred; malformed ones give one line and exit 2") {
+  const onnx::ModelProto good = tiny_model();
+  const std::string good_path = save("good.onnx", good);
+  Result ok = run("models --describe " + good_path);
+  INFO(ok.err);
+  REQUIRE(ok.code == 0);
+  CHECK(ok.out.find("conv0") != std::string::npos);
+  CHECK(ok.out.find("total: 2 layers, 54 params") != std::string::npos);
+  CHECK(ok.out.find("1350 MACs") != std::string::npos);  // 3 x 5 x 5 outputs x 2 x 3 x 3 taps
+
+  const std::string bytes = good.SerializeAsString();
+  check_refused(save("truncated.onnx", bytes.substr(0, bytes.size() / 2)), "not an ONNX model");
+  check_refused(save("magic.onnx", "\x89PNG\r\n\x1a\n" + bytes), "not an ONNX model");
+  check_refused(save("empty.onnx", ""), "empty file");
+
+  onnx::ModelProto missing = good;
+  missing.mutable_graph()->clear_initializer();
+  check_refused(save("missing_init.onnx", missing), "node 'conv0' (Conv, opset 13): input 'w' is neither an initializer");
+
+  onnx::ModelProto op = good;
+  op.mutable_graph()->mutable_node(1)->set_op_type("Celu");
+  check_refused(save("unsupported_op.onnx", op), "node 'relu0' (Celu, opset 13): unsupported operator");
+
+  onnx::ModelProto attr = good;
+  auto* a = attr.mutable_graph()->mutable_node(0)->add_attribute();
+  a->set_name("fancy");
+  a->set_type(onnx::AttributeProto::INT);
+  check_refused(save("unsupported_attr.onnx", attr), "node 'conv0' (Conv, opset 13): unsupported attribute 'fancy'");
+
+  onnx::ModelProto dynamic = good;
+  auto* d = dynamic.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2);
+  d->set_dim_param("height");
+  check_refused(save("dynamic.onnx", dynamic), "dynamic shape in dimension 2 ('height')");
+
+  onnx::ModelProto old = good;
+  old.mutable_opset_import(0)->set_version(9);
+  check_refused(save("opset9.onnx", old), "opset 9 (supported: 11 to 17)");
+
+  // A symbolic batch is fine: it becomes 1.
+  onnx::ModelProto batch = good;
+  batch.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  CHECK(run("models --describe " + save("batch.onnx", batch)).code == 0);
+}
+
+TEST_CASE("initializers in an external data file are read; a missing one is one line") {
+  onnx::ModelProto m = tiny_model();
+  onnx::TensorProto* w = m.mutable_graph()->mutable_initializer(0);
+  std::string raw;
+  for (float f : w->float_data()) raw.append(reinterpret_cast<const char*>(&f), 4);
+  w->clear_float_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [&](const char* k, const std::string& v) {
+    auto* e = w->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  };
+  add("location", "ext_weights.bin");
+  add("offset", "16");
+  add("length", std::to_string(raw.size()));
+  save("ext_weights.bin", std::string(16, 'x') + raw);
+  lw::Network ext, inline_net;
+  const std::string path = save("external.onnx", m);
+  lw::Status s = lw::import_onnx(path, &ext);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  REQUIRE(lw::import_onnx(save("inline.onnx", tiny_model()), &inline_net).is_ok());
+  CHECK(ext.layers[1].weights == inline_net.layers[1].weights);
+  fs::remove(temp_dir() / "ext_weights.bin");
+  check_refused(path, "initializer 'w': external data file");
+}
+
+TEST_CASE(".npy files: round trip, integer labels, errors naming the file") {
+  const std::string p = (temp_dir() / "a.npy").string();
+  const float v[6] = {1.5f, -2, 3, 4, 5, 6.25f};
+  REQUIRE(lw::write_npy(p, {2, 3}, v).is_ok());
+  lw::NpyArray a;
+  REQUIRE(lw::read_npy(p, &a).is_ok());
+  CHECK(a.dims == std::vector<int64_t>{2, 3});
+  CHECK(a.f32 == std::vector<float>(v, v + 6));
+  // numpy.save(np.array([3, -1, 7], dtype=np.int32)), written by hand.
+  std::string hdr = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
+  hdr.append(128 - 10 - hdr.size() - 1, ' ');
+  hdr += '\n';
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + char(hdr.size()) + '\0' + hdr;
+  for (int32_t x : {3, -1, 7}) npy.append(reinterpret_cast<const char*>(&x), 4);
+  std::vector<int64_t> labels;
+  REQUIRE(lw::read_npy_labels(save("labels.npy", npy), 3, &labels).is_ok());
+  CHECK(labels == std::vector<int64_t>{3, -1, 7});
+  CHECK(lw::read_npy_labels(save("labels.npy", npy), 4, &labels).message().find("expected 4 integer labels") != std::string::npos);
+  CHECK(lw::read_npy(save("bad.npy", "PK\x03\x04 not numpy"), &a).message() == (temp_dir() / "bad.npy").string() + ": not a .npy file (bad magic)");
+  CHECK(lw::read_npy(save("short.npy", npy.substr(0, npy.size() - 2)), &a).message().find("data bytes") != std::string::npos);
+  std::vector<lw::Tensor> samples;
+  CHECK(lw::read_npy_samples(p, lw::Shape{1, 3, 2, 2}, &samples).code() == lw::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("infer reads the input from a file and writes the output tensor to a file") {
+  const std::string model = save("infer.onnx", tiny_model());
+  std::vector<float> x(2 * 5 * 5);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 11) - 5) * 0.3f;
+  const std::string in = (temp_dir() / "x.npy").string(), out = (temp_dir() / "y.npy").string();
+  REQUIRE(lw::write_npy(in, {1, 2, 5, 5}, x.data()).is_ok());
+  Result r = run("infer --model " + model + " --input " + in + " --output " + out + " --all xnnpack --repeats 1");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  lw::NpyArray y;
+  REQUIRE(lw::read_npy(out, &y).is_ok());
+  CHECK(y.dims == std::vector<int64_t>{1, 3, 5, 5});
+  // The same input through the importer and the reference executor here.
+  lw::Network net;
+  REQUIRE(lw::import_onnx(model, &net).is_ok());
+  lw::Tensor t = lw::Tensor::create(net.input_shape());
+  std::copy(x.begin(), x.end(), t.f32());
+  std::vector<lw::Tensor> ref;
+  REQUIRE(lw::reference_forward(net, t, &ref).is_ok());
+  double err = 0, scale = 0;
+  for (size_t i = 0; i < y.f32.size(); ++i) {
+    err = std::max(err, double(std::fabs(y.f32[i] - ref.back().f32()[i])));
+    scale = std::max(scale, double(std::fabs(ref.back().f32()[i])));
+  }
+  CHECK(scale > 0);
+  CHECK(err <= 1e-5 * scale);
+  // An input of another shape: one line, exit 2.
+  REQUIRE(lw::write_npy(in, {1, 2, 4, 5}, x.data()).is_ok());
+  Result bad = run("infer --model " + model + " --input " + in);
+  CHECK(bad.code == 2);
+  CHECK(lines(bad.err) == 1);
+  CHECK(bad.err.find("expected float32 samples of 2x5x5") != std::string::npos);
+}
+
+TEST_CASE("a config with eval_inputs but no eval_labels is refused with its JSON path") {
+  const std::string cfg = save("cfg.json", R"({"model": ")" + save("cfg.onnx", tiny_model()) +
+                                                R"(", "filter": {"eval_inputs": "x.npy"}})");
+  Result r = run("run " + cfg);
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("/filter/eval_labels: eval_inputs and eval_labels go together") != std::string::npos);
+}

@@ -1,0 +1,95 @@
+// PyTorch as the judge of the importer on real architectures: torchvision CNNs exported by
+// scripts/export_torchvision.py (random weights, seed 0, eval mode; the test fixture runs it
+// into the build tree) are imported, run by the reference executor and by a random mixed
+// deployment (every layer on a randomly drawn registered f32 implementation: libraries,
+// algorithms, layouts and thread sets mixed, conversions in between), and compared with
+// PyTorch's output for the same input.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "libs/data/npy.h"
+#include "libs/exec/assignment.h"
+#include "libs/exec/backends.h"
+#include "libs/exec/executor.h"
+#include "libs/onnx/onnx_import.h"
+#include "libs/ref/reference.h"
+
+using namespace lw;
+
+namespace {
+
+// f32 agreement with PyTorch: max |ours - torch| / max |torch| (the 1e-4 relative).
+constexpr double kTolerance = 1e-4;
+constexpr uint64_t kAssignmentSeed = 14;
+
+double rel_error(const Tensor& y, const NpyArray& want) {
+  Tensor g = to_layout(y, Layout::kNCHW);
+  double err = 0, scale = 1e-12;
+  for (int64_t i = 0; i < want.elements(); ++i) {
+    double d = std::fabs(double(g.f32()[i]) - want.f32[i]);
+    if (std::isnan(d)) return 1e30;
+    err = std::max(err, d);
+    scale = std::max(scale, double(std::fabs(want.f32[i])));
+  }
+  return err / scale;
+}
+
+void check_model(const std::string& name) {
+  const std::string base = std::string(LAYERWISE_TORCHVISION_DIR) + "/" + name;
+  Network raw, net;
+  Status s = import_onnx(base + ".onnx", &raw);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  REQUIRE(fold_batch_norm(raw, &net).is_ok());
+  NpyArray x, want;
+  REQUIRE(read_npy(base + ".input.npy", &x).is_ok());
+  REQUIRE(read_npy(base + ".output.npy", &want).is_ok());
+  Tensor in = Tensor::create(net.input_shape());
+  REQUIRE(int64_t(x.f32.size()) == in.shape().elements());
+  std::copy(x.f32.begin(), x.f32.end(), in.f32());
+  REQUIRE(net.output_shape().elements() == want.elements());
+
+  std::vector<Tensor> ref;
+  REQUIRE(reference_forward(net, in, &ref).is_ok());
+  const double ref_err = rel_error(ref.back(), want);
+
+  std::vector<ImplDesc> a;
+  REQUIRE(random_assignment(net, default_registry(), kAssignmentSeed, &a).is_ok());
+  std::set<std::string> libs, layouts;
+  for (const ImplDesc& d : a) {
+    libs.insert(to_string(d.library));
+    layouts.insert(to_string(d.layout_in));
+  }
+  std::unique_ptr<Executor> ex;
+  PlanOptions opt;
+  opt.registry = &default_registry();
+  s = Executor::plan(net, a, opt, &ex);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  Tensor y;
+  REQUIRE(ex->run(in, &y).is_ok());
+  const double mixed_err = rel_error(y, want);
+  int conversions = 0;
+  for (const ExecStep& st : ex->steps()) conversions += st.conversion;
+  std::string lib_list;
+  for (const auto& l : libs) lib_list += " " + l;
+  std::printf("%-20s %3zu layers, %8.3f M params, %7.1f M MACs | vs PyTorch: reference %.2e, mixed %.2e "
+              "(libraries:%s; %zu layouts; %d conversions)\n",
+              name.c_str(), net.layers.size() - 1, total_params(net) / 1e6, total_macs(net) / 1e6, ref_err, mixed_err,
+              lib_list.c_str(), layouts.size(), conversions);
+  CHECK_MESSAGE(ref_err <= kTolerance, name << ": reference vs PyTorch " << ref_err);
+  CHECK_MESSAGE(mixed_err <= kTolerance, name << ": mixed deployment vs PyTorch " << mixed_err);
+  CHECK(libs.size() >= 2);  // a mixed deployment, not one library
+}
+
+}  // namespace
+
+TEST_CASE("torchvision CNNs imported from ONNX agree with PyTorch") {
+  for (const char* m : {"resnet18", "mobilenet_v3_small", "densenet121", "shufflenet_v2_x1_0", "efficientnet_b0",
+                        "mnasnet1_0"}) {
+    CAPTURE(m);
+    check_model(m);
+  }
+}
