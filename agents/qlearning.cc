@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "agents/bounds.h"
 #include "agents/builtin.h"
 #include "agents/config.h"
 #include "env/rng.h"
@@ -98,34 +99,6 @@ double epsilon_at(const QLearningConfig& c, int e) {
   const int k = int((x - c.explore_fraction) / c.step_fraction);  // 0 -> epsilon 0.9
   return k < 9 ? 0.9 - 0.1 * k : 0.0;
 }
-
-// Admissible bounds from the LUT alone: lb[flat] = impl + memory term + the cheapest possible
-// cost of each incoming edge (+ the output edge at the last layer); to_go[t] = sum over
-// layers >= t of their least lb. So lb[a] + to_go[t + 1] never exceeds the true cost to go.
-struct Bounds {
-  std::vector<double> lb, to_go;
-  explicit Bounds(const DeploymentEnv& env) {
-    const Problem& p = env.problem();
-    lb.assign(p.impl_ms.size(), kInf);
-    to_go.assign(p.n + 1, 0.0);
-    for (int t = p.n - 1; t >= 0; --t) {
-      double least = kInf;
-      for (int a = 0; a < p.actions(t); ++a) {
-        const int f = p.offset[t] + a;
-        if (!env.statically_allowed(f)) continue;
-        double c = p.impl_ms[f] + env.extra_ms(f) + (t == p.n - 1 ? p.out_ms[a] : 0.0);
-        for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {
-          double m = kInf;
-          for (int ap = 0; ap < p.actions(p.edges[e].producer); ++ap) m = std::min(m, p.edge_cost(p.edges[e], ap, a));
-          c += m;
-        }
-        lb[f] = c;
-        least = std::min(least, c);
-      }
-      to_go[t] = to_go[t + 1] + least;
-    }
-  }
-};
 
 // Q rows created on first visit, addressed by (layer, state key); a row is as wide as the
 // layer's action count. Entries that can never be taken in that state are -inf.
@@ -250,7 +223,9 @@ Status run_qlearning(DeploymentEnv& env, const AgentRequest& req, SearchResult* 
     for (int b = 0; b < cfg.replay_batch; ++b) learn(&replay[int64_t(rng.below(replay_size)) * n]);
     double ret = 0;
     for (const auto& tr : episode) ret += tr.reward;
-    out->curve.push_back({ep, ret, log.best_latency(), eps});
+    // An epsilon-0 episode is the greedy rollout of the table as it was before its update.
+    const int64_t states = env.total_steps() - steps_before + bound_reads;
+    out->curve.push_back({ep, ret, log.best_latency(), eps, states, eps == 0 ? latency : -1.0});
     if (req.progress && (ep & 63) == 0) req.progress(double(ep) / cfg.episodes);
   }
   out->episodes = ep;
@@ -270,6 +245,7 @@ Status run_qlearning(DeploymentEnv& env, const AgentRequest& req, SearchResult* 
     out->best_latency_ms = greedy_ms;
     out->best_memory_bytes = predict_memory_bytes(p, greedy);
     out->proven_optimal = certified;
+    out->greedy_answer = true;
   }
   char note[160];
   std::snprintf(note, sizeof note, "%s: %zu Q states, %s after %d episodes, best episode seen %.4f ms",
