@@ -25,20 +25,22 @@ namespace {
 constexpr int kDefaultEpisodes = 300;
 constexpr int kDefaultHidden = 64;
 constexpr double kDefaultLr = 1e-3;
+constexpr double kDefaultLrEnd = 1e-4;       // linear decay: the final greedy policy stops drifting
 constexpr int kDefaultNStep = 8;             // undiscounted n-step return (>= layers: Monte Carlo)
 constexpr int kDefaultBufferEpisodes = 256;  // replay: whole episodes
 constexpr int kDefaultBatch = 64;
 constexpr int kDefaultLearningStarts = 4;    // episodes before the first update
 constexpr int kDefaultTrainEvery = 4;        // env steps per gradient step
 constexpr int kDefaultTargetEvery = 100;     // gradient steps per target-network copy
-constexpr double kDefaultEpsStart = 0.2;
+constexpr double kDefaultEpsStart = 0.05;  // the bound-plus-lookahead prior already starts near DS+
 constexpr double kDefaultExplorationFraction = 0.6;  // share of episodes over which epsilon decays to 0
 constexpr int kDefaultEvalEvery = 10;        // episodes per greedy evaluation rollout (learning curve)
 
 struct DqnConfig {
   int episodes = kDefaultEpisodes;                 // training episodes
   int hidden = kDefaultHidden;                     // width of the two hidden layers
-  double lr = kDefaultLr;                          // Adam learning rate
+  double lr = kDefaultLr;                          // Adam learning rate of the first episode
+  double lr_end = kDefaultLrEnd;                   // ... decayed linearly to this at the last
   int n_step = kDefaultNStep;                      // steps summed before bootstrapping
   int buffer = kDefaultBufferEpisodes;             // replay buffer size (episodes)
   int batch = kDefaultBatch;                       // minibatch size (transitions)
@@ -56,6 +58,7 @@ Status parse(const AgentRequest& req, DqnConfig* c, std::string* resolved) {
   r.integer("episodes", &c->episodes, 1, 1 << 30);
   r.integer("hidden", &c->hidden, 1, 1 << 16);
   r.number("lr", &c->lr);
+  r.number("lr_end", &c->lr_end);
   r.integer("n_step", &c->n_step, 1, 1 << 20);
   r.integer("buffer", &c->buffer, 1, 1 << 20);
   r.integer("batch", &c->batch, 1, 1 << 16);
@@ -157,6 +160,9 @@ class DqnAgent {
     return env_.latency_ms();
   }
   int64_t gradient_steps() const { return grad_steps_; }
+  void set_lr(double lr) {
+    for (auto& g : opt_.param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+  }
 
  private:
   void sync() {
@@ -227,6 +233,7 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   double greedy_ms = kInf;
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const double eps = std::max(0.0, cfg.eps_start * (1.0 - double(ep) / (cfg.exploration_fraction * cfg.episodes)));
+    agent.set_lr(cfg.lr + (cfg.lr_end - cfg.lr) * double(ep) / std::max(1, cfg.episodes - 1));
     const double latency = agent.episode(eps, true);
     log.add(env.assignment(), latency);
     CurvePoint pt{ep, -latency, log.best_latency(), eps, 0};

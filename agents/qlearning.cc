@@ -130,7 +130,7 @@ class QTable {
       if (cfg_.state == "frontier") ok = ok && env_.allowed(a);
       for (int e = p.in_begin[t]; ok && cfg_.state == "previous" && e < p.in_begin[t + 1]; ++e)
         if (p.edges[e].producer == t - 1) ok = p.edge_cost(p.edges[e], env_.assignment()[t - 1], a) < kInf;
-      q_.push_back(!ok ? -kInf : cfg_.init == "zero" ? 0.0 : -(bounds_.lb[f] + bounds_.to_go[t + 1]));
+      q_.push_back(!ok ? -kInf : cfg_.init == "zero" ? 0.0 : -(bounds_.lb[f] + bounds_.chain[f]));
     }
   }
 
@@ -142,33 +142,42 @@ class QTable {
 };
 
 struct Transition {
-  int64_t row;  // Q row of the state before the action
+  int64_t row;  // Q row of the state before the action; -1 after a dead end
   int action;
   double reward;
 };
 
 // Hands the env through one episode; fills `episode` and returns the best Q of the first state.
+// A state where no impl is allowed (a dead end: per-edge consistency does not rule them out on
+// a DAG) ends the episode: the action that led there gets reward -inf and the rest row -1.
 double rollout(DeploymentEnv& env, QTable& Q, double eps, Rng& rng, std::vector<int>& allowed,
-               std::vector<Transition>& episode) {
+               std::vector<Transition>& episode, bool* dead) {
   const Problem& p = env.problem();
   Observation obs = env.reset();
   double first_max = 0;
+  *dead = false;
   for (int t = 0; t < p.n; ++t) {
     const auto& mask = env.action_mask();
     const int na = env.num_actions();
+    int k = 0;
+    for (int i = 0; i < na; ++i)
+      if (mask[i]) allowed[k++] = i;
+    if (k == 0) {
+      *dead = true;
+      episode[t - 1].reward = -kInf;
+      for (int u = t; u < p.n; ++u) episode[u].row = -1;
+      break;
+    }
     const int64_t row = Q.row(obs);
     const double* q = Q.at(row);
     if (t == 0) first_max = Q.max(row, 0);
     int a = -1;
     if (eps > 0 && rng.uniform() < eps) {
-      int k = 0;
-      for (int i = 0; i < na; ++i)
-        if (mask[i]) allowed[k++] = i;
       a = allowed[rng.below(k)];
     } else {
       double best = -kInf;
-      for (int i = 0; i < na; ++i)
-        if (mask[i] && (a < 0 || q[i] > best)) best = q[i], a = i;
+      for (int j = 0; j < k; ++j)
+        if (a < 0 || q[allowed[j]] > best) best = q[allowed[j]], a = allowed[j];
     }
     const StepResult r = env.step(a);
     episode[t] = {row, a, r.reward};
@@ -200,8 +209,9 @@ Status run_qlearning(DeploymentEnv& env, const AgentRequest& req, SearchResult* 
   // Q update along one stored episode, last step first so the end reward reaches the start at once.
   auto learn = [&](const Transition* tr) {
     for (int t = n - 1; t >= 0; --t) {
+      if (tr[t].row < 0) continue;
       double target = tr[t].reward;
-      if (t + 1 < n) target += cfg.gamma * Q.max(tr[t + 1].row, t + 1);
+      if (t + 1 < n && tr[t + 1].row >= 0) target += cfg.gamma * Q.max(tr[t + 1].row, t + 1);
       double& q = Q.at(tr[t].row)[tr[t].action];
       q += cfg.alpha * (target - q);
     }
@@ -211,36 +221,38 @@ Status run_qlearning(DeploymentEnv& env, const AgentRequest& req, SearchResult* 
   int ep = 0;
   for (; ep < cfg.episodes && !certified; ++ep) {
     const double eps = epsilon_at(cfg, ep);
-    const double bound = -rollout(env, Q, eps, rng, allowed, episode);
-    const double latency = env.latency_ms();
-    log.add(env.assignment(), latency);
+    bool dead = false;
+    const double bound = -rollout(env, Q, eps, rng, allowed, episode, &dead);
+    const double latency = dead ? kInf : env.latency_ms();
+    if (!dead) log.add(env.assignment(), latency);
     // Q stays an upper bound of the value, so a greedy episode that costs no more than the
     // bound its first state promised is optimal (and it is the greedy rollout).
-    certified = certifiable && eps == 0 && cfg.stop_when_certified && latency <= bound * (1 + 1e-12) + 1e-12;
+    certified = certifiable && !dead && eps == 0 && cfg.stop_when_certified && latency <= bound * (1 + 1e-12) + 1e-12;
     learn(episode.data());
     std::copy(episode.begin(), episode.end(), replay.begin() + int64_t(ep % cfg.replay_capacity) * n);
     replay_size = std::min(replay_size + 1, cfg.replay_capacity);
     for (int b = 0; b < cfg.replay_batch; ++b) learn(&replay[int64_t(rng.below(replay_size)) * n]);
     double ret = 0;
-    for (const auto& tr : episode) ret += tr.reward;
+    for (const auto& tr : episode) ret += tr.row >= 0 ? tr.reward : 0.0;
     // An epsilon-0 episode is the greedy rollout of the table as it was before its update.
     const int64_t states = env.total_steps() - steps_before + bound_reads;
-    out->curve.push_back({ep, ret, log.best_latency(), eps, states, eps == 0 ? latency : -1.0});
+    out->curve.push_back({ep, ret, log.best_latency(), eps, states, eps == 0 && !dead ? latency : -1.0});
     if (req.progress && (ep & 63) == 0) req.progress(double(ep) / cfg.episodes);
   }
   out->episodes = ep;
   const double best_seen = log.best_latency();
   // The layerwise answer is the learned policy: a greedy rollout (the certified episode if
   // there was one); QS-DNN gives out the best episode seen.
+  bool dead = false;
   if (cfg.variant == "layerwise" && !certified) {
-    rollout(env, Q, 0.0, rng, allowed, episode);
-    log.add(env.assignment(), env.latency_ms());
+    rollout(env, Q, 0.0, rng, allowed, episode, &dead);
+    if (!dead) log.add(env.assignment(), env.latency_ms());
   }
   const std::vector<int> greedy = env.assignment();
   const double greedy_ms = env.latency_ms();
   out->states_considered = env.total_steps() - steps_before + bound_reads;
   log.finish(p, out);
-  if (cfg.variant == "layerwise") {
+  if (cfg.variant == "layerwise" && !dead) {  // (a dead-end rollout leaves the best episode seen)
     out->best = greedy;
     out->best_latency_ms = greedy_ms;
     out->best_memory_bytes = predict_memory_bytes(p, greedy);
