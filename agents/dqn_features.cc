@@ -17,7 +17,7 @@ constexpr int kNumLayouts = 0
 #include "libs/core/layout.inc"
 #undef X
     ;
-constexpr int kNumCosts = 7;  // see write()
+constexpr int kNumCosts = 8;  // see write()
 }  // namespace
 
 CandidateFeatures::CandidateFeatures(const DeploymentEnv& env) : env_(env), bounds_(env) {
@@ -76,6 +76,7 @@ void CandidateFeatures::write(const std::vector<int>& assign, int t, int a, doub
   *o++ = float((p.impl_ms[f] - layer_min_[t]) / s);
   *o++ = float((step_ms - bounds_.lb[f]) / s);  // what the choices so far add to its bound
   *o++ = float(ahead_[f] / s);
+  *o++ = float((bounds_.chain[f] - bounds_.to_go[t + 1]) / s);  // what the chain of next layers adds to the bound
   *o++ = float(env_.extra_ms(f) / s);
   *o++ = float(bounds_.to_go[t + 1] / (bounds_.to_go[0] > 0 ? bounds_.to_go[0] : 1.0));
 }
