@@ -82,6 +82,12 @@ struct ExcessNet : torch::nn::Module {
       : net(torch::nn::Linear(in, hidden), torch::nn::ReLU(), torch::nn::Linear(hidden, hidden), torch::nn::ReLU(),
             torch::nn::Linear(hidden, 1)) {
     register_module("net", net);
+    // Excess 0 everywhere at the start: the untrained policy is DS+ (least step cost), the
+    // first evaluated rollout, so the answer is never worse than DS+.
+    torch::NoGradGuard g;
+    auto last = net->ptr<torch::nn::LinearImpl>(4);
+    last->weight.zero_();
+    last->bias.zero_();
   }
   torch::Tensor forward(const torch::Tensor& x) { return net->forward(x).squeeze(1); }
 };

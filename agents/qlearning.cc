@@ -204,7 +204,8 @@ Status run_qlearning(DeploymentEnv& env, const AgentRequest& req, SearchResult* 
   int64_t bound_reads = 0;
   if (cfg.init == "bound")
     for (size_t f = 0; f < p.usable.size(); ++f) bound_reads += env.statically_allowed(int(f));
-  const bool certifiable = cfg.init == "bound" && cfg.gamma == 1.0;
+  // Sound only when the key is Markov (the previous impl aliases states whose futures differ).
+  const bool certifiable = cfg.init == "bound" && cfg.gamma == 1.0 && cfg.state == "frontier";
 
   // Q update along one stored episode, last step first so the end reward reaches the start at once.
   auto learn = [&](const Transition* tr) {
