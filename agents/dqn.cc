@@ -25,8 +25,8 @@ namespace {
 
 constexpr int kDefaultEpisodes = 400;
 constexpr int kDefaultHidden = 64;
-constexpr double kDefaultLr = 2e-3;
-constexpr double kDefaultLrEnd = 2e-4;       // linear decay: the final greedy policy stops drifting
+constexpr double kDefaultLr = 1e-3;
+constexpr double kDefaultLrEnd = 1e-4;       // linear decay: the final greedy policy stops drifting
 constexpr int kDefaultNStep = 8;             // undiscounted n-step return (>= layers: Monte Carlo)
 constexpr int kDefaultBufferEpisodes = 256;  // replay: whole episodes
 constexpr int kDefaultBatch = 64;
