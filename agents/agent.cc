@@ -1,6 +1,7 @@
 #include "agents/agent.h"
 
 #include <algorithm>
+#include <ctime>
 
 #include "agents/builtin.h"
 
@@ -47,10 +48,18 @@ Status run_agent(const std::string& name, DeploymentEnv& env, const AgentRequest
   *out = SearchResult{};
   out->agent = name;
   Stopwatch clock;
+  const double cpu0 = process_cpu_ms();
   LW_RETURN_IF_ERROR(e->run(env, request, out));
   out->wall_ms = clock.ms();
+  out->cpu_ms = process_cpu_ms() - cpu0;
   out->agent = name;
   return Status::ok();
+}
+
+double process_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
 }
 
 size_t SolutionLog::Hash::operator()(const std::vector<int>& v) const {

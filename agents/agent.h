@@ -34,6 +34,8 @@ struct CurvePoint {
   double return_ms = 0;        // undiscounted episode return (minus the latency, plus any memory term)
   double best_latency_ms = 0;  // best latency found so far
   double epsilon = 0;          // exploration rate of the episode (-1 where not applicable)
+  int64_t states = 0;          // states considered up to the end of this episode (cumulative)
+  double greedy_ms = -1;       // latency of the learned policy's greedy rollout (epsilon 0) after this episode; -1 = not evaluated
 };
 
 struct SearchResult {
@@ -45,8 +47,10 @@ struct SearchResult {
   std::vector<CurvePoint> curve;    // episodic agents only
   int64_t states_considered = 0;
   double wall_ms = 0;
+  double cpu_ms = 0;             // process CPU time of the search (the machine may be shared: wall is inflated)
   int episodes = 0;              // 0 for non-episodic agents
-  bool proven_optimal = false;   // exact solvers: optimality certified
+  bool proven_optimal = false;   // exact solvers (and a certified Q-learning run): optimality certified
+  bool greedy_answer = false;    // best is the learned policy's greedy rollout, not the best episode seen
   double lower_bound_ms = 0;     // exact solvers: proven lower bound on the optimum
   std::string config_json = "{}";  // the fully resolved agent config
   std::string note;                // one line for reports (e.g. how optimality was proved)
@@ -98,6 +102,9 @@ class SolutionLog {
   std::vector<int> best_;
   double best_latency_ = kInf;
 };
+
+/// Process CPU time in ms.
+double process_cpu_ms();
 
 /// Wall-clock stopwatch in ms.
 class Stopwatch {

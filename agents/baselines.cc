@@ -36,7 +36,7 @@ Status run_random(DeploymentEnv& env, const AgentRequest& req, SearchResult* out
       ret += env.step(allowed[rng.below(k)]).reward;
     }
     log.add(env.assignment(), env.latency_ms());
-    out->curve.push_back({ep, ret, log.best_latency(), 1.0});
+    out->curve.push_back({ep, ret, log.best_latency(), 1.0, env.total_steps() - steps_before});
     if (req.progress && (ep & 63) == 0) req.progress(double(ep) / cfg.episodes);
   }
   out->episodes = cfg.episodes;

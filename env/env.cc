@@ -1,6 +1,7 @@
 #include "env/env.h"
 
 #include <algorithm>
+#include <map>
 
 namespace lw {
 
@@ -32,11 +33,34 @@ DeploymentEnv::DeploymentEnv(const Problem& problem, EnvOptions options) : probl
     extra_ms_[f] = options_.memory_weight_ms_per_mib * double(mem) / kBytesPerMiB;
     if (options_.max_layer_memory_bytes > 0 && mem > options_.max_layer_memory_bytes) constraint_ok_[f] = 0;
   }
+  build_frontier_tables();
   assign_.assign(problem_.n, -1);
   mask_.reserve(problem_.max_actions);
   obs_size_ = kNumKinds + 2 + int(problem_.libraries.size()) + int(problem_.algorithms.size()) + kNumDTypes +
               2 * kNumLayouts + int(problem_.thread_values.size()) + problem_.n_formats + 1;
   reset();
+}
+
+void DeploymentEnv::build_frontier_tables() {
+  const Problem& p = problem_;
+  out_class_.assign(p.impl_ms.size(), 0);
+  std::vector<std::vector<int>> out_edges(p.n);
+  for (int e = 0; e < int(p.edges.size()); ++e) out_edges[p.edges[e].producer].push_back(e);
+  for (int j = 0; j < p.n; ++j) {
+    std::map<std::vector<double>, int> classes;
+    for (int a = 0; a < p.actions(j); ++a) {
+      std::vector<double> row;
+      for (int e : out_edges[j])
+        for (int c = 0; c < p.actions(p.edges[e].consumer); ++c) row.push_back(p.edge_cost(p.edges[e], a, c));
+      out_class_[p.offset[j] + a] = classes.emplace(row, int(classes.size())).first->second;
+    }
+  }
+  live_at_.assign(1, 0);
+  for (int t = 0; t < p.n; ++t) {
+    for (int j = 0; j < t; ++j)
+      if (p.last_use[j] >= t) live_.push_back(j);
+    live_at_.push_back(int(live_.size()));
+  }
 }
 
 Observation DeploymentEnv::reset(uint64_t /*seed*/) {
@@ -96,6 +120,18 @@ Observation DeploymentEnv::observe() const {
   o.layer = layer_;
   o.prev = layer_ > 0 ? assign_[layer_ - 1] : -1;
   o.key = layer_ > 0 ? 1 + problem_.offset[layer_ - 1] + o.prev : 0;
+  // Agents key hash maps by it, so every element goes through a full 64-bit mix (a plain
+  // FNV fold of small integers collides: layer 45 ^ class 4 == layer 41 ^ class 0).
+  auto mix = [](uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  uint64_t h = mix(0x9e3779b97f4a7c15ULL + uint64_t(layer_));
+  if (!done())
+    for (const int* j = live_begin(layer_); j != live_end(layer_); ++j)
+      h = mix(h + uint64_t(1 + out_class_[problem_.offset[*j] + assign_[*j]]));
+  o.frontier = h;
   return o;
 }
 

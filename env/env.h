@@ -32,7 +32,14 @@ struct EnvOptions {
 struct Observation {
   int layer = 0;      // current layer (depth in the episode)
   int prev = -1;      // impl chosen for layer - 1, -1 at layer 0
-  int64_t key = 0;    // discrete state: 0 at layer 0, else 1 + flat index of the previous choice
+  int64_t key = 0;    // QS-DNN state: 0 at layer 0, else 1 + flat index of the previous choice
+  /// Markov state of the latency objective: a hash of the layer and of the output class
+  /// (DeploymentEnv::output_class) of every chosen producer still read at or after it. The
+  /// reward of every remaining step depends on nothing else, so two prefixes with the same
+  /// frontier have the same future; the previous layer's impl is neither necessary (impls
+  /// that deliver the same format are interchangeable) nor sufficient (on a DAG the previous
+  /// layer is often not the producer: GoogLeNet, 27 of 140 layers).
+  uint64_t frontier = 0;
 };
 
 struct StepInfo {
@@ -71,6 +78,14 @@ class DeploymentEnv {
   /// Reward of `action` now, without stepping (what greedy/DS+ and graph searches score).
   double step_cost(int action) const;
 
+  /// Class of an impl (flat index) by its outgoing costs: two impls of a layer share a class
+  /// exactly when every consumer's conversion costs from them are equal (same output format
+  /// and fused flag, in practice). Impls of a layer without consumers share class 0.
+  int output_class(int flat) const { return out_class_[flat]; }
+  /// Chosen producers whose output is still read at or after `layer` ([begin, end) of live()).
+  const int* live_begin(int layer) const { return live_.data() + live_at_[layer]; }
+  const int* live_end(int layer) const { return live_.data() + live_at_[layer + 1]; }
+
   /// Observation as a vector for DQN: one-hot layer kind, depth and position (scaled to [0,1]),
   /// one-hot Table I fields of the previous choice, multi-hot formats of the current layer's
   /// chosen producers. Writes obs_size() floats.
@@ -91,11 +106,14 @@ class DeploymentEnv {
  private:
   void update_mask();
   Observation observe() const;
+  void build_frontier_tables();
 
   const Problem& problem_;
   EnvOptions options_;
   std::vector<double> extra_ms_;      // memory term per flat impl
   std::vector<uint8_t> constraint_ok_;  // hard constraints per flat impl
+  std::vector<int> out_class_;          // per flat impl, see output_class()
+  std::vector<int> live_, live_at_;     // per layer, the producers still read (CSR)
   std::vector<int> assign_;
   std::vector<uint8_t> mask_;
   int layer_ = 0;

@@ -60,7 +60,7 @@ Registrar reg({"search", "search the per-layer deployment with one agent on a LU
                "                        [--config JSON|file] [--quiet] [--force]\n\n"
                "Agents: qlearning (default), dqn, random, greedy, greedy_penalty, dijkstra, astar, exact, ilp.\n"
                "Writes DIR/solutions.csv (latency_ms,memory_bytes,assignment: every distinct deployment found),\n"
-               "DIR/learning_curve.csv (episode,return_ms,best_latency_ms,epsilon) and DIR/config.json.\n"
+               "DIR/learning_curve.csv (episode,return_ms,best_latency_ms,epsilon,greedy_ms) and DIR/config.json.\n"
                "DIR defaults to results/<model>__<agent>__<seed>__<time>. --config sets agent keys, e.g.\n"
                "'{\"alpha\":0.1}' or, for ilp, '{\"sweep_points\":10,\"memory_model\":\"whole_network\"}'.\n",
                run_search});

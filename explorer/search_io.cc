@@ -59,9 +59,10 @@ void write_solutions_csv(const std::string& path, const Lut& lut, const SearchRe
 
 void write_curve_csv(const std::string& path, const SearchResult& r) {
   std::ostringstream o;
-  o << "episode,return_ms,best_latency_ms,epsilon\n";
+  o << "episode,return_ms,best_latency_ms,epsilon,greedy_ms\n";
   o.precision(9);
-  for (const auto& c : r.curve) o << c.episode << ',' << c.return_ms << ',' << c.best_latency_ms << ',' << c.epsilon << '\n';
+  for (const auto& c : r.curve)
+    o << c.episode << ',' << c.return_ms << ',' << c.best_latency_ms << ',' << c.epsilon << ',' << c.greedy_ms << '\n';
   ok_or_throw(write_file_atomic(path, o.str()));
 }
 

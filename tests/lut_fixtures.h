@@ -132,4 +132,29 @@ inline Lut fig2_lut() {
   return lut;
 }
 
+/// A chain of `gadgets` two-step traps: in each, the fastest first conv (NCHW) is cheap for the
+/// next conv too, and only the third conv reveals the cost (a 5 ms NCHW impl or a 3 ms
+/// conversion), while the slower NHWC start costs 3.5 ms over the gadget instead of 6. DS+
+/// and a one-step lookahead both walk into every trap; two distractor impls per layer keep
+/// random search from stumbling on the optimum (about 1 / 18 per gadget).
+inline Lut trap_chain_lut(int gadgets) {
+  Lut lut;
+  lut.model_name = "trap_chain";
+  lut.formats = {{Layout::kNCHW, DType::kF32, 1}, {Layout::kNHWC, DType::kF32, 1}};
+  lut.layers.push_back(layer("input", LayerKind::kInput, {}, {impl("in", 0, 0, 0, "input")}));
+  for (int g = 0; g < gadgets; ++g) {
+    const int a = int(lut.layers.size());
+    lut.layers.push_back(layer("a", LayerKind::kConv2d, {a - 1},
+                               {impl("a_nchw", 0, 0, 1.0), impl("a_nhwc", 0, 1, 1.5), impl("a_slow", 0, 0, 3.0)}));
+    lut.layers.push_back(layer("b", LayerKind::kConv2d, {a},
+                               {impl("b_nchw", 0, 0, 1.0), impl("b_nhwc", 1, 1, 1.0), impl("b_slow", 0, 0, 4.0)}));
+    lut.layers.push_back(layer("c", LayerKind::kConv2d, {a + 1},
+                               {impl("c_nchw", 0, 0, 5.0), impl("c_nhwc", 1, 0, 1.0), impl("c_slow", 0, 0, 6.0)}));
+    for (int e = 0; e < 2; ++e)
+      for (int f = 0; f < 2; ++f) lut.conversions.push_back({a + e, a + e + 1, f, 1 - f, 3.0, 3.0, {"convert"}});
+  }
+  lut.output_format = 0;
+  return lut;
+}
+
 }  // namespace lw::testing

@@ -1,4 +1,5 @@
-// The DQN agent (links LibTorch): masks respected, deterministic for a seed, learns Fig. 2.
+// The DQN agent (links LibTorch): masks respected, deterministic for a seed, and a greedy
+// rollout that learns what random search and the untrained network miss.
 #include <doctest/doctest.h>
 
 #include "agents/agent.h"
@@ -34,14 +35,32 @@ TEST_CASE("dqn: masks, determinism, and a small instance") {
   for (const auto& s : a.solutions)
     for (int i = 0; i < p.n; ++i) CHECK(lut.layers[i].impls[s.assignment[i]].ok());
 
-  Problem f;
-  REQUIRE(compile_problem(testing::fig2_lut(), &f).is_ok());
-  DeploymentEnv env(f);
-  AgentRequest req;
-  req.seed = 1;
-  req.episodes = 300;
-  req.config_json = R"({"learning_starts": 50, "batch": 16, "target_every": 50})";
-  SearchResult r;
-  REQUIRE(run_agent("dqn", env, req, &r).is_ok());
-  CHECK(r.best_latency_ms == doctest::Approx(4.0));
+}
+
+TEST_CASE("dqn: its greedy rollout learns the two-step traps that random search and the untrained network miss") {
+  register_dqn_agent();
+  Lut lut = testing::trap_chain_lut(4);
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  const double opt = testing::brute_force(lut);
+  auto go = [&](const std::string& agent, int episodes, const std::string& config) {
+    DeploymentEnv env(p);
+    AgentRequest req;
+    req.seed = 1;
+    req.episodes = episodes;
+    req.config_json = config;
+    SearchResult r;
+    REQUIRE(run_agent(agent, env, req, &r).is_ok());
+    return r;
+  };
+  const std::string small = R"({"batch": 32, "learning_starts": 2, "target_every": 50, "eval_every": 5})";
+  // No gradient step at all: what the features and the bound give without learning.
+  SearchResult untrained = go("dqn", 150, R"({"learning_starts": 100000})");
+  CHECK(untrained.best_latency_ms > opt + 1);
+  SearchResult r = go("dqn", 150, small);
+  CHECK(r.greedy_answer);
+  CHECK(r.best_latency_ms == doctest::Approx(opt));
+  CHECK(predict_latency_ms(p, r.best) == doctest::Approx(opt));
+  // Random search with as many episodes (the DQN also ran 31 greedy evaluations) misses it.
+  CHECK(go("random", 150 + 31, "{}").best_latency_ms > opt + 1);
 }
