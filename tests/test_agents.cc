@@ -254,7 +254,10 @@ TEST_CASE("qlearning: its greedy rollout reaches the certified optimum where ran
     REQUIRE(synthetic_zoo_lut(m, o, &lut).is_ok());
     cases.push_back({m, lut});
   }
-  for (const auto& [name, lut] : cases) {
+  for (const auto& kv : cases) {
+    // Named copies: clang 14 cannot capture structured bindings in doctest's CAPTURE lambdas.
+    const auto& name = kv.first;
+    const auto& lut = kv.second;
     CAPTURE(name);
     Problem p = compile(lut);
     const double opt = run("exact", p).best_latency_ms;

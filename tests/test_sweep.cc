@@ -84,7 +84,10 @@ TEST_CASE("bad sweep configs: one line with the file and the JSON path, exit 2")
       {"{" + base + ", \"axes\": [], \"devices\": [\"a\", \"a\"]}", "/devices/1"},
       {"{" + base + ", \"axes\": [], \"local\": {\"jobs\": 0}}", "/local/jobs"},
   };
-  for (const auto& [text, where] : bad) {
+  for (const auto& kv : bad) {
+    // Named copies: clang 14 cannot capture structured bindings in doctest's CAPTURE lambdas.
+    const auto& text = kv.first;
+    const auto& where = kv.second;
     CAPTURE(text);
     std::string path = write("bad.json", text);
     Result r = run("sweep " + path + " --dry-run");
