@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include "libs/onednn/onednn.h"
+
 namespace lw {
 
 namespace {
@@ -61,10 +63,13 @@ std::string package_version(const std::string& pkg) {
 nlohmann::json device_fingerprint() {
   nlohmann::json libs = nlohmann::json::object();
   const std::pair<const char*, const char*> packages[] = {{"torch", "libtorch-dev"}, {"xnnpack", "libxnnpack-dev"},
-                                                          {"openblas", "libopenblas-dev"}, {"eigen", "libeigen3-dev"}};
+                                                          {"openblas", "libopenblas-dev"}, {"eigen", "libeigen3-dev"},
+                                                          {"onednn", "libdnnl-dev"}};
   for (const auto& [name, pkg] : packages) libs[name] = package_version(pkg);
   return {{"cpu", cpuinfo_field("model name")},
           {"isa", isa_flags()},
+          // What oneDNN dispatches to (AVX-512, VNNI, BF16, AMX): which of its kernels are real here.
+          {"onednn_isa", onednn_cpu_isa()},
           {"cpus", std::thread::hardware_concurrency()},
           {"thread_sets", {{{"threads", 1}, {"cpus", {0}}}, {{"threads", 2}, {"cpus", {0, 1}}}}},
           {"libraries", libs}};

@@ -71,7 +71,9 @@ Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
   else if (label == "torch-nhwc") *keep = torch_layout(Layout::kNHWC, lut, t);
   else if (label == "opt-fp32") *keep = [t](const LutLayer&, const Impl& m) { return m.dtype == DType::kF32 && m.threads <= t; };
   else if (label == "all-int8") *keep = all_int8(t);
-  else if (label == "opt-int8") *keep = [t](const LutLayer&, const Impl& m) { return m.threads <= t; };
+  else if (label == "opt-int8")
+    *keep = [t](const LutLayer&, const Impl& m) { return m.dtype != DType::kBF16 && m.threads <= t; };
+  else if (label == "opt-mixed") *keep = [t](const LutLayer&, const Impl& m) { return m.threads <= t; };
   else return invalid_argument("unknown baseline '" + label + "'");
   return Status::ok();
 }
@@ -80,7 +82,7 @@ Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
 
 const std::vector<std::string>& baseline_labels() {
   static const std::vector<std::string> k = {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc",
-                                             "opt-fp32", "opt-int8", "all-int8"};
+                                             "opt-fp32", "opt-int8", "opt-mixed", "all-int8"};
   return k;
 }
 

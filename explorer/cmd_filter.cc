@@ -38,7 +38,8 @@ void print_row(const Measurement& m) {
   std::string acc = m.accuracy.metric == "fidelity" ? " (SQNR " + std::to_string(int(m.accuracy.sqnr_db + 0.5)) + " dB)" : "";
   std::printf("%-24s %10.3f %10.3f %9.2f%s %9.2f %9.2f  %3d/%-3d\n", m.label.c_str(), m.predicted_ms, m.latency.median,
               100 * m.accuracy.top1, acc.c_str(), m.memory.peak_bytes() / 1048576.0,
-              m.memory.measured_heap_bytes / 1048576.0, m.int8_layers, m.int8_layers + m.f32_layers);
+              m.memory.measured_heap_bytes / 1048576.0, m.int8_layers + m.bf16_layers,  // reduced precision: int8 + bf16
+              m.int8_layers + m.bf16_layers + m.f32_layers);
 }
 
 int run_filter_cmd(const std::vector<std::string>& argv) {
@@ -69,7 +70,7 @@ int run_filter_cmd(const std::vector<std::string>& argv) {
               r.model.c_str(), r.candidates.size(), measured, k.latency_band_pct, kept, k.max_accuracy_drop_pct,
               r.metric == "top1" ? "ref-fp32 top-1" : "ref-fp32 fidelity", 100 * r.reference_accuracy);
   std::printf("%-24s %10s %10s %9s %9s %9s  %s\n", "deployment", "pred ms", "meas ms", r.metric == "top1" ? "top-1 %" : "agree %",
-              "plan MiB", "heap MiB", "int8/layers");
+              "plan MiB", "heap MiB", "lowp/layers");
   for (const Measurement& m : r.references) print_row(m);
   if (const Measurement* c = r.find(r.chosen)) {
     Measurement m = *c;

@@ -68,7 +68,7 @@ int run_profile(const std::vector<std::string>& argv) {
 
 Registrar reg({"profile", "measure every implementation of every layer on this device (LUT)",
                "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
-               "         [--libs native,openblas,xnnpack,torch] [--threads 1,2]\n"
+               "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2]\n"
                "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"

@@ -42,7 +42,8 @@ std::pair<std::string, std::vector<std::string>> pick(const Args& args, const Lu
 
 void print_result(const ReplayResult& r) {
   const Measurement& m = r.end_to_end;
-  std::printf("deployment  %s (%d int8 / %d f32 layers)\n", m.label.c_str(), m.int8_layers, m.f32_layers);
+  std::printf("deployment  %s (%d int8 / %d bf16 / %d f32 layers)\n", m.label.c_str(), m.int8_layers, m.bf16_layers,
+              m.f32_layers);
   std::printf("latency     predicted %.3f ms (LUT), measured median %.3f ms (min %.3f, p90 %.3f, %d runs): %+.1f %%\n",
               m.predicted_ms, m.latency.median, m.latency.min, m.latency.p90, m.latency.runs, r.gap_pct);
   std::printf("            sum of per-step medians %.3f ms (interleaved runs with per-step timing); process CPU\n"
@@ -100,7 +101,7 @@ Registrar reg({"replay", "run the chosen deployment end to end and compare with 
                            "peak memory (predicted, planned, measured heap), the accuracy (or fidelity), and a\n"
                            "per-layer breakdown from a second pass with per-step timing. --solutions replays the\n"
                            "solution of lowest predicted latency; --baseline one of ref-fp32, native, xnnpack,\n"
-                           "torch-nchw, torch-nhwc, opt-fp32, opt-int8, all-int8. Writes DIR/replay.json.\n\n"
+                           "torch-nchw, torch-nhwc, opt-fp32, opt-int8, opt-mixed, all-int8. Writes DIR/replay.json.\n\n"
                            "eval options:\n") +
                    kEvalOptionsHelp,
                run_replay_cmd});

@@ -137,7 +137,7 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
   j["accuracy"] = {{"metric", m.accuracy.metric}, {"images", m.accuracy.images}, {"top1", m.accuracy.top1},
                    {"label", m.accuracy.label()}};
   if (m.accuracy.metric == "fidelity") j["accuracy"]["sqnr_db"] = m.accuracy.sqnr_db;
-  j["precision"] = {{"int8_layers", m.int8_layers}, {"f32_layers", m.f32_layers}};
+  j["precision"] = {{"int8_layers", m.int8_layers}, {"bf16_layers", m.bf16_layers}, {"f32_layers", m.f32_layers}};
   json layers = json::array();
   for (const ReplayLayer& l : r.layers)
     layers.push_back({{"layer", l.name}, {"impl", l.impl}, {"lut_ms", l.lut_ms}, {"measured_ms", l.measured_ms},

@@ -114,12 +114,12 @@ Status Evaluator::predict(const std::vector<std::string>& names, Measurement* ou
     return invalid_argument("deployment of " + std::to_string(names.size()) + " layers, LUT of " +
                             std::to_string(lut.layers.size()));
   std::vector<int> idx = lut_indices(lut, names);
-  out->int8_layers = out->f32_layers = 0;
+  out->int8_layers = out->f32_layers = out->bf16_layers = 0;
   for (size_t i = 1; i < idx.size(); ++i) {
     if (idx[i] < 0) return invalid_argument("layer '" + lut.layers[i].name + "': '" + names[i] + "' is not in the LUT");
     const Impl& m = lut.layers[i].impls[idx[i]];
     if (m.is_fused_consumer()) continue;  // computed by its producer
-    (m.dtype == DType::kF32 ? out->f32_layers : out->int8_layers) += 1;
+    (m.dtype == DType::kF32 ? out->f32_layers : m.dtype == DType::kBF16 ? out->bf16_layers : out->int8_layers) += 1;
   }
   out->names = names;
   out->predicted_ms = predict_executed_latency_ms(s_->problem, idx);

@@ -64,7 +64,8 @@ struct Measurement {
   AccuracyReport accuracy;         // top-1 on the test split, or fidelity
   MemoryReport memory;             // planned arena + workspace + weights; heap measured at plan
   int int8_layers = 0, f32_layers = 0;  // layers computing in each dtype (input excluded)
-  bool mixed_precision() const { return int8_layers > 0 && f32_layers > 0; }
+  int bf16_layers = 0;  // bf16 is reduced precision like int8: its accuracy is measured, not assumed
+  bool mixed_precision() const { return int8_layers + bf16_layers > 0 && f32_layers > 0; }
 };
 
 /// A deployment planned and evaluated (accuracy or fidelity, memory) but not yet timed: the

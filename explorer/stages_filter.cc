@@ -53,6 +53,7 @@ json measurement_json(const Measurement& m) {
                                 {"measured_heap", m.memory.measured_heap_bytes}}},
               {"int8_layers", m.int8_layers},
               {"f32_layers", m.f32_layers},
+              {"bf16_layers", m.bf16_layers},
               {"implementations", m.names}};
 }
 
@@ -75,6 +76,7 @@ Measurement measurement_from(const json& j) {
   m.memory.measured_heap_bytes = b.at("measured_heap");
   m.int8_layers = j.at("int8_layers");
   m.f32_layers = j.at("f32_layers");
+  m.bf16_layers = j.value("bf16_layers", 0);  // absent in filter results from before bf16
   m.names = j.at("implementations").get<std::vector<std::string>>();
   return m;
 }

@@ -1,10 +1,17 @@
-// Every conv implementation (native, openblas) on the conv shapes of ResNet-50 and
-// MobileNetV2 (224x224, batch 1). Names: <model>/<layer>/<implementation>; unsupported
-// pairs are not registered. Only run() is timed; create/pack/setup happen before.
+// Every conv implementation (native, openblas, xnnpack, torch, onednn) on the conv shapes
+// of ResNet-50 and MobileNetV2 (224x224, batch 1). Names: <model>/<layer>/<implementation>;
+// unsupported pairs are not registered. Only run() is timed; create/pack/setup happen before.
 //   bench_conv --benchmark_filter='resnet50/layer1.0.conv2/' --benchmark_min_time=0.2
+// `bench_conv --onednn_vs_gemm` instead prints, for every 1x1 conv of ResNet-50 at one
+// thread, oneDNN's f32 GFLOP/s (best of its layouts) against the best f32 GEMM (Eigen's
+// or OpenBLAS's sgemm through the gemm_1x1 / im2col convs, which for 1x1 are one GEMM).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 
 #include "libs/exec/backends.h"
@@ -42,6 +49,19 @@ std::vector<ConvCase> conv_cases() {
   return out;
 }
 
+// A deterministic input in d's dtype and layout (bf16 / int8 get the same values' bits).
+Tensor input_for(const Shape& s, const ImplDesc& d) {
+  Tensor x = Tensor::create(s, d.dtype_in, d.layout_in);
+  const int64_t n = stored_elements(s, d.layout_in);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = float((i * 7919) % 2001) / 1000.f - 1.f;
+    if (d.dtype_in == DType::kF32) x.f32()[i] = v;
+    else if (d.dtype_in == DType::kBF16) x.bf16()[i] = f32_to_bf16(v);
+    else x.i8()[i] = int8_t(v * 100);
+  }
+  return x;
+}
+
 void run_case(benchmark::State& state, const ConvCase& c, const ImplDesc& d) {
   const Registry& r = default_registry();
   Layer l = c.layer;
@@ -52,9 +72,8 @@ void run_case(benchmark::State& state, const ConvCase& c, const ImplDesc& d) {
     state.SkipWithError(s.message().c_str());
     return;
   }
-  Tensor x = Tensor::create(c.in, DType::kF32, d.layout_in);
-  for (int64_t i = 0; i < c.in.elements(); ++i) x.f32()[i] = float((i * 7919) % 2001) / 1000.f - 1.f;
-  Tensor y = Tensor::create(p->output_shape(), DType::kF32, d.layout_out);
+  Tensor x = input_for(c.in, d);
+  Tensor y = Tensor::create(p->output_shape(), d.dtype_out, d.layout_out);
   std::vector<float> ws(p->workspace_bytes() / sizeof(float) + 16);
   if (!p->setup({x.data()}, y.data(), ws.data()).is_ok()) {
     state.SkipWithError("setup failed");
@@ -74,9 +93,65 @@ void run_case(benchmark::State& state, const ConvCase& c, const ImplDesc& d) {
   state.counters["ws_MiB"] = double(p->workspace_bytes()) / 1048576.0;
 }
 
+// Median ms of `reps` runs of d on c (after 3 warm-up runs); -1 when it cannot run.
+double median_ms(const ConvCase& c, const ImplDesc& d, int reps) {
+  const Registry& r = default_registry();
+  std::unique_ptr<Primitive> p;
+  if (!r.supports(d, c.layer, {c.in}).is_ok() || !r.create({d, &c.layer, {c.in}, {}, {}}, &p).is_ok()) return -1;
+  Tensor x = input_for(c.in, d), y = Tensor::create(p->output_shape(), d.dtype_out, d.layout_out);
+  std::vector<float> ws(p->workspace_bytes() / sizeof(float) + 16);
+  if (!p->setup({x.data()}, y.data(), ws.data()).is_ok()) return -1;
+  ScopedPin pin;
+  std::vector<double> ms;
+  for (int i = 0; i < reps + 3; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!p->run().is_ok()) return -1;
+    if (i >= 3) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
+// The oneDNN-vs-GEMM table (issue 12: >= 80 % of the best f32 GEMM). Candidates of each
+// side are timed interleaved, round by round, so a busy neighbour hurts both alike.
+int onednn_vs_gemm() {
+  const Registry& r = default_registry();
+  std::printf("%-28s %-22s %9s %9s %9s  %s\n", "resnet50 1x1 conv", "input", "oneDNN", "GEMM", "ratio", "best oneDNN / best GEMM");
+  double sum_ratio = 0;
+  int n = 0;
+  for (const ConvCase& c : conv_cases()) {
+    if (c.model != "resnet50" || c.layer.window.kh != 1 || c.layer.window.kw != 1) continue;
+    double flops = 2.0 * double(c.layer.out_channels) * c.in.c * c.in.h * c.in.w /
+                   (c.layer.window.stride_h * c.layer.window.stride_w);
+    double best_dnn = 0, best_gemm = 0;
+    std::string dnn_name, gemm_name;
+    for (int round = 0; round < 3; ++round)
+      for (const ImplEntry& e : r.entries()) {
+        const ImplDesc& d = e.desc;
+        bool dnn = d.library == Library::kOnednn, gemm = d.library == Library::kNative && d.algorithm == Algorithm::kGemm1x1;
+        gemm = gemm || (d.library == Library::kOpenBLAS && (d.algorithm == Algorithm::kGemm1x1 || d.algorithm == Algorithm::kIm2col));
+        if (d.op != LayerKind::kConv2d || d.threads != 1 || d.fused_activation || d.dtype_in != DType::kF32 || !(dnn || gemm))
+          continue;
+        double ms = median_ms(c, d, 10);
+        if (ms <= 0) continue;
+        double gf = flops / ms / 1e6;
+        double& best = dnn ? best_dnn : best_gemm;
+        if (gf > best) (dnn ? dnn_name : gemm_name) = d.name(), best = gf;
+      }
+    std::printf("%-28s %-22s %9.1f %9.1f %8.0f%%  %s / %s\n", c.layer.name.c_str(), c.in.to_string().c_str(), best_dnn,
+                best_gemm, 100 * best_dnn / best_gemm, dnn_name.c_str(), gemm_name.c_str());
+    sum_ratio += best_dnn / best_gemm;
+    ++n;
+  }
+  std::printf("mean ratio over %d shapes: %.0f%% (GFLOP/s, 1 thread, median of 10 runs, best of 3 rounds)\n", n, 100 * sum_ratio / n);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--onednn_vs_gemm") == 0) return onednn_vs_gemm();
   static const std::vector<ConvCase> cases = conv_cases();
   const Registry& r = default_registry();
   for (const ConvCase& c : cases)

@@ -67,7 +67,7 @@ TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 
       CHECK(r.measured_ms > 0);
       CHECK(r.min_ms <= r.measured_ms);
       CHECK(r.steps >= r.conversions);
-      if (r.label.find("int8") == std::string::npos) CHECK(r.sqnr_db > 60);  // f32 deployments only
+      if (r.label.find("int8") == std::string::npos && r.label != "opt-mixed") CHECK(r.sqnr_db > 60);  // f32 deployments only
     }
     CHECK(!steps.empty());
   }

@@ -19,7 +19,19 @@ Tensor random_tensor(Shape s, std::mt19937_64& rng, float lo = -1.f, float hi = 
 /// max |got - want| / max |want|, both read in logical NCHW order.
 double max_rel_error(const Tensor& got, const Tensor& want);
 
-/// f32: error vs reference_layer, or -1 when `desc` does not support the layer.
+/// bf16 vs the f32 reference, relative to max|ref|. bf16 keeps 8 significant bits: rounding
+/// to nearest is off by at most u = 2^-9 relative. The input and the weights are each
+/// rounded once (2u per product, accumulated in f32 by oneDNN) and the output once more
+/// (u): 3u = 0.0059 of the largest term for a layer whose output is not cancelled out. On
+/// random data a sum of K products of random sign has errors that grow like the sum
+/// itself (both ~ sqrt(K)), so 3u of max|ref| holds with a margin of ~2.5x: 2^-6.
+constexpr double kBf16Tolerance = 1.0 / 64;
+
+/// Copy of an f32 tensor as bf16 (round to nearest even) or back, same layout.
+Tensor to_float_dtype(const Tensor& t, DType to);
+
+/// f32 (or bf16: inputs rounded to bf16, output read back as f32): error vs
+/// reference_layer, or -1 when `desc` does not support the layer.
 double run_f32(const Registry& r, const ImplDesc& desc, const Layer& layer, const std::vector<Tensor>& in);
 /// int8 conv2d / fully-connected: largest |q_impl - q_ref| in quantisation steps, or -1 when
 /// unsupported. Input params come from the input's range, output params from the f32
@@ -44,7 +56,8 @@ class ConvTester {
   Layer layer() const;
   const Shape& input_shape() const { return in_; }
   std::string describe() const;
-  /// Checks `desc` on this shape (f32 within tol, int8 within one step); returns whether
+  /// Checks `desc` on this shape (f32 within tol, bf16 within kBf16Tolerance, int8 within
+  /// one step); returns whether
   /// the shape was supported.
   bool Test(const Registry& r, const ImplDesc& desc, double f32_tol = 1e-4) const;
 

@@ -18,7 +18,7 @@ const char* to_string(DType d) {
 }
 const char* to_string(Layout l) {
   switch (l) {
-#define X(e, s) \
+#define X(e, s, b) \
   case Layout::e: return s;
 #include "libs/core/layout.inc"
 #undef X
@@ -33,7 +33,7 @@ std::optional<DType> parse_dtype(const std::string& s) {
   return std::nullopt;
 }
 std::optional<Layout> parse_layout(const std::string& s) {
-#define X(e, str) \
+#define X(e, str, b) \
   if (s == str) return Layout::e;
 #include "libs/core/layout.inc"
 #undef X
@@ -47,6 +47,38 @@ size_t dtype_bytes(DType d) {
 #undef X
   }
   return 0;
+}
+
+int layout_block(Layout l) {
+  switch (l) {
+#define X(e, s, b) \
+  case Layout::e: return b;
+#include "libs/core/layout.inc"
+#undef X
+  }
+  return 1;
+}
+
+int64_t stored_elements(const Shape& s, Layout l) {
+  const int b = layout_block(l);
+  return int64_t(s.n) * ((s.c + b - 1) / b * b) * s.h * s.w;
+}
+
+size_t tensor_bytes(const Shape& s, DType dt, Layout l) { return size_t(stored_elements(s, l)) * dtype_bytes(dt); }
+
+uint16_t f32_to_bf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return uint16_t(u >> 16);
+}
+
+float bf16_to_f32(uint16_t x) {
+  uint32_t u = uint32_t(x) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
 }
 
 std::string Shape::to_string() const {
@@ -80,7 +112,9 @@ Tensor Tensor::view(void* data, Shape shape, DType dtype, Layout layout) {
 int64_t Tensor::offset(int n, int c, int h, int w) const {
   const Shape& s = shape_;
   if (layout_ == Layout::kNCHW) return ((int64_t(n) * s.c + c) * s.h + h) * s.w + w;
-  return ((int64_t(n) * s.h + h) * s.w + w) * s.c + c;
+  if (layout_ == Layout::kNHWC) return ((int64_t(n) * s.h + h) * s.w + w) * s.c + c;
+  const int b = layout_block(layout_), cb = (s.c + b - 1) / b;
+  return (((int64_t(n) * cb + c / b) * s.h + h) * s.w + w) * b + c % b;
 }
 
 Tensor Tensor::clone() const {

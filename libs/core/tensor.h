@@ -1,7 +1,8 @@
 /// \file
-/// Dense 4-D activations (N, C, H, W logical order) in NCHW or NHWC memory layout, f32 or
-/// int8 with per-tensor affine quantisation. Everything in libs/ passes tensors; fully
-/// connected outputs are N x C x 1 x 1.
+/// Dense 4-D activations (N, C, H, W logical order) in NCHW, NHWC or channel-blocked
+/// nChw16c / nChw8c memory layout (oneDNN's blocked formats: channels padded with zeros to
+/// the block), f32, bf16 or int8 with per-tensor affine quantisation. Everything in libs/
+/// passes tensors; fully connected outputs are N x C x 1 x 1.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,7 @@ enum class DType {
 #undef X
 };
 enum class Layout {
-#define X(e, s) e,
+#define X(e, s, b) e,
 #include "libs/core/layout.inc"
 #undef X
 };
@@ -27,6 +28,8 @@ const char* to_string(Layout l);
 std::optional<DType> parse_dtype(const std::string& s);
 std::optional<Layout> parse_layout(const std::string& s);
 size_t dtype_bytes(DType d);
+/// Channel block of a layout: 1 for plain layouts, 16 / 8 for nChw16c / nChw8c.
+int layout_block(Layout l);
 
 struct Shape {
   int n = 1, c = 0, h = 1, w = 1;
@@ -35,6 +38,15 @@ struct Shape {
   bool operator!=(const Shape& o) const { return !(*this == o); }
   std::string to_string() const;  // "1x64x56x56"
 };
+
+/// Elements stored for `s` in layout `l`: blocked layouts pad C up to the block.
+int64_t stored_elements(const Shape& s, Layout l);
+/// Bytes of a tensor of `s` in `dt` and `l` (what every buffer of it must hold).
+size_t tensor_bytes(const Shape& s, DType dt, Layout l);
+
+/// bfloat16: the top 16 bits of an f32 (8-bit mantissa). Rounds to nearest even; NaN kept.
+uint16_t f32_to_bf16(float x);
+float bf16_to_f32(uint16_t x);
 
 /// Affine quantisation: real = scale * (q - zero_point).
 struct QuantParams {
@@ -55,7 +67,7 @@ class Tensor {
   Layout layout() const { return layout_; }
   QuantParams quant() const { return quant_; }
   void set_quant(QuantParams q) { quant_ = q; }
-  size_t bytes() const { return size_t(shape_.elements()) * dtype_bytes(dtype_); }
+  size_t bytes() const { return tensor_bytes(shape_, dtype_, layout_); }
   bool empty() const { return data_ == nullptr; }
 
   void* data() { return data_; }
@@ -64,8 +76,10 @@ class Tensor {
   const float* f32() const { return static_cast<const float*>(data_); }
   int8_t* i8() { return static_cast<int8_t*>(data_); }
   const int8_t* i8() const { return static_cast<const int8_t*>(data_); }
+  uint16_t* bf16() { return static_cast<uint16_t*>(data_); }
+  const uint16_t* bf16() const { return static_cast<const uint16_t*>(data_); }
 
-  /// Element offset of logical (n, c, h, w) in this tensor's layout.
+  /// Element offset of logical (n, c, h, w) in this tensor's layout (blocked: padded C).
   int64_t offset(int n, int c, int h, int w) const;
   /// Deep copy with the same layout.
   Tensor clone() const;
@@ -79,7 +93,8 @@ class Tensor {
   void* data_ = nullptr;
 };
 
-/// Copy `src` into a new tensor with layout `to` (f32 or int8; quantisation kept).
+/// Copy `src` into a new tensor with layout `to` (any dtype; quantisation kept; the
+/// channel padding of a blocked result is zero).
 Tensor to_layout(const Tensor& src, Layout to);
 
 }  // namespace lw

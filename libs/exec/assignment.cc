@@ -54,12 +54,7 @@ Status random_assignment(const Network& net, const Registry& r, uint64_t seed, s
   for (size_t i = 1; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
     if (is_activation(l.kind) && a[l.inputs[0]].fused_activation) {
-      ImplDesc d = a[l.inputs[0]];
-      d.op = l.kind;
-      d.library = Library::kNative;  // the pseudo-implementation is registered once, by native
-      d.algorithm = Algorithm::kFused;
-      d.fused_activation = false;
-      a[i] = d;
+      a[i] = fused_partner(a[l.inputs[0]], l.kind);
       continue;
     }
     std::vector<ImplDesc> ok;
@@ -108,11 +103,7 @@ Status parse_assignment(const std::string& text, const Network& net, const Regis
     if (set[i]) continue;
     const Layer& l = net.layers[i];
     if (is_activation(l.kind) && set[l.inputs[0]] && a[l.inputs[0]].fused_activation) {  // the fused conv's partner
-      a[i] = a[l.inputs[0]];
-      a[i].op = l.kind;
-      a[i].library = Library::kNative;
-      a[i].algorithm = Algorithm::kFused;
-      a[i].fused_activation = false;
+      a[i] = fused_partner(a[l.inputs[0]], l.kind);
       continue;
     }
     if (!lib) return parse_error(std::string(kAssignmentLayersKey) + ": no implementation for layer '" + l.name + "' (list it or give \"default\")");

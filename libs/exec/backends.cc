@@ -1,6 +1,7 @@
 #include "libs/exec/backends.h"
 
 #include "libs/native/native.h"
+#include "libs/onednn/onednn.h"
 #include "libs/openblas/openblas.h"
 #include "libs/torch/torch_backend.h"
 #include "libs/xnnpack/xnnpack.h"
@@ -12,6 +13,7 @@ void register_all_backends(Registry& r) {
   register_openblas(r);
   register_xnnpack(r);
   register_torch(r);
+  register_onednn(r);
 }
 
 const Registry& default_registry() {

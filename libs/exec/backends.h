@@ -7,7 +7,7 @@
 
 namespace lw {
 
-/// native, openblas, xnnpack and torch.
+/// native, openblas, xnnpack, torch and onednn.
 void register_all_backends(Registry& registry);
 /// A process-wide registry filled by register_all_backends on first use.
 const Registry& default_registry();

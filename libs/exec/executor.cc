@@ -17,7 +17,7 @@ struct Value {
   Format format;
   int layer = -1;  // whose output it holds
   QuantParams quant;
-  size_t bytes() const { return size_t(shape.elements()) * dtype_bytes(format.dtype); }
+  size_t bytes() const { return tensor_bytes(shape, format.dtype, format.layout); }
 };
 
 struct Step {
@@ -151,7 +151,7 @@ class Planner {
     if (chain.empty())
       return unsupported(where(consumer) + "no conversion from " + from.format.name() + " to " + f.name());
     for (const ConversionDesc& c : chain) {
-      if (c.from.dtype != c.to.dtype && !has_quant(src))
+      if ((c.from.dtype == DType::kI8) != (c.to.dtype == DType::kI8) && !has_quant(src))
         return invalid_argument(where(consumer) + c.name() + " needs quantisation parameters of layer '" +
                                 net_.layers[src].name + "'");
       std::unique_ptr<Primitive> prim;
@@ -285,6 +285,10 @@ Status Executor::layer_output(int layer, Tensor* out) const {
   if (nchw.dtype() == DType::kI8) {
     Tensor f = Tensor::create(v.shape);
     for (int64_t i = 0; i < v.shape.elements(); ++i) f.f32()[i] = v.quant.scale * (nchw.i8()[i] - v.quant.zero_point);
+    nchw = f;
+  } else if (nchw.dtype() == DType::kBF16) {
+    Tensor f = Tensor::create(v.shape);
+    for (int64_t i = 0; i < v.shape.elements(); ++i) f.f32()[i] = bf16_to_f32(nchw.bf16()[i]);
     nchw = f;
   }
   *out = std::move(nchw);

@@ -1,5 +1,7 @@
-// Direct conversion edges of the conversion graph: layout transposes (f32 and int8),
-// quantise / dequantise (per-tensor affine) and thread-set changes.
+// Direct conversion edges of the conversion graph: layout changes between every pair of
+// layouts (NCHW <-> NHWC transposes, reorders to and from the blocked nChw16c / nChw8c),
+// dtype changes between f32, bf16 and int8 (round to nearest even; int8 per-tensor affine)
+// and thread-set changes.
 #include <cmath>
 #include <cstring>
 
@@ -13,6 +15,7 @@ class ConvertPrim : public Primitive {
   ConvertPrim(const ConversionDesc& d, const Shape& s, QuantParams q) : Primitive(d.name()), d_(d), q_(q) {
     out_shape_ = s;
     out_dtype_ = d.to.dtype;
+    out_layout_ = d.to.layout;
   }
   Status reshape(const std::vector<Shape>& in) override {
     if (in.size() != 1) return invalid_argument("a conversion takes one input");
@@ -51,61 +54,126 @@ void transpose(int threads, const T* x, T* y, int n, int64_t rows, int64_t cols)
   }
 }
 
+// Strides of logical (n, c, h, w) in a layout: offset = n*sn + (c/b)*scb + (c%b)*sci +
+// h*sh + w*sw. Plain layouts are one block of all channels.
+struct Strides {
+  int64_t b, sn, scb, sci, sh, sw;
+};
+Strides strides_of(Layout l, const Shape& s) {
+  const int64_t hw = int64_t(s.h) * s.w;
+  if (l == Layout::kNCHW) return {s.c, s.c * hw, 0, hw, s.w, 1};
+  if (l == Layout::kNHWC) return {s.c, s.c * hw, 0, 1, int64_t(s.w) * s.c, s.c};
+  const int64_t b = layout_block(l);
+  return {b, stored_elements(s, l) / s.n, hw * b, 1, s.w * b, b};
+}
+
+// Any layout to any other, one element at a time in the destination's order (sequential
+// writes). Blocked destinations get zero channel padding.
+template <typename T>
+void reorder(int threads, const T* x, T* y, const Shape& s, Layout from, Layout to) {
+  const Strides a = strides_of(from, s), z = strides_of(to, s);
+  const int64_t cb = (s.c + z.b - 1) / z.b;
+  for (int n = 0; n < s.n; ++n)
+    parallel_for(threads, cb * s.h, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t blk = r / s.h, h = r % s.h, c0 = blk * z.b;
+        for (int w = 0; w < s.w; ++w) {
+          T* out = y + n * z.sn + blk * z.scb + h * z.sh + w * z.sw;
+          const T* in = x + n * a.sn + h * a.sh + w * a.sw;
+          if (to == Layout::kNCHW) {  // one block of all channels, each a plane apart
+            for (int64_t c = 0; c < s.c; ++c) out[c * z.sci] = in[(c / a.b) * a.scb + (c % a.b) * a.sci];
+            continue;
+          }
+          for (int64_t ci = 0; ci < z.b; ++ci) {
+            const int64_t c = c0 + ci;
+            out[ci * z.sci] = c < s.c ? in[(c / a.b) * a.scb + (c % a.b) * a.sci] : T(0);
+          }
+        }
+      }
+    });
+}
+
 class LayoutConvert : public ConvertPrim {
  public:
   using ConvertPrim::ConvertPrim;
   Status run() override {
+    switch (dtype_bytes(d_.from.dtype)) {
+      case 1: go(static_cast<const int8_t*>(x_), static_cast<int8_t*>(y_)); break;
+      case 2: go(static_cast<const uint16_t*>(x_), static_cast<uint16_t*>(y_)); break;
+      default: go(static_cast<const float*>(x_), static_cast<float*>(y_)); break;
+    }
+    return Status::ok();
+  }
+
+ private:
+  template <typename T>
+  void go(const T* x, T* y) {
     const Shape& s = out_shape_;
+    const Layout a = d_.from.layout, b = d_.to.layout;
+    if (layout_block(a) > 1 || layout_block(b) > 1) return reorder(threads(), x, y, s, a, b);
     int64_t hw = int64_t(s.h) * s.w;
     // NCHW -> NHWC transposes [C][HW]; NHWC -> NCHW transposes [HW][C].
-    int64_t rows = d_.from.layout == Layout::kNCHW ? s.c : hw, cols = d_.from.layout == Layout::kNCHW ? hw : s.c;
-    if (d_.from.dtype == DType::kF32)
-      transpose(threads(), static_cast<const float*>(x_), static_cast<float*>(y_), s.n, rows, cols);
-    else
-      transpose(threads(), static_cast<const int8_t*>(x_), static_cast<int8_t*>(y_), s.n, rows, cols);
-    return Status::ok();
+    transpose(threads(), x, y, s.n, a == Layout::kNCHW ? s.c : hw, a == Layout::kNCHW ? hw : s.c);
   }
 };
 
-class Quantise : public ConvertPrim {
- public:
-  using ConvertPrim::ConvertPrim;
-  Status run() override {
-    const float* x = static_cast<const float*>(x_);
-    int8_t* y = static_cast<int8_t*>(y_);
-    const float inv = 1.f / q_.scale;
-    const float zp = float(q_.zero_point);
-    parallel_for(threads(), out_shape_.elements(), 256, [x, y, inv, zp](int64_t i0, int64_t i1) {
-      // Vectorisable form of clamp(nearbyint(x * inv) + zp): locals and restrict (int8
-      // stores through the captured references kept the loop scalar) and round-to-nearest-
-      // even by the 1.5 * 2^23 trick instead of a nearbyintf call. Pre-clamping to +-256
-      // keeps the trick exact and changes no result: zp is in [-128, 127].
-      const float* __restrict xs = x;
-      int8_t* __restrict ys = y;
-      constexpr float kRound = 12582912.f;  // 1.5 * 2^23
-      for (int64_t i = i0; i < i1; ++i) {
-        float r = std::min(256.f, std::max(-256.f, xs[i] * inv));
-        r = (r + kRound) - kRound;
-        ys[i] = int8_t(std::min(127.f, std::max(-128.f, r + zp)));
-      }
-    });
-    return Status::ok();
+// Elementwise dtype change over the stored elements; a blocked layout's padding channels
+// are then set to zero again (a quantised zero is the zero point, not the 0 byte oneDNN
+// expects in padding).
+template <typename In, typename Out, typename F>
+void map_elements(int threads, const void* x, void* y, const Shape& s, Layout l, F f) {
+  const int64_t n = stored_elements(s, l);
+  parallel_for(threads, n, 256, [x, y, f](int64_t i0, int64_t i1) {
+    const In* __restrict xs = static_cast<const In*>(x);
+    Out* __restrict ys = static_cast<Out*>(y);
+    for (int64_t i = i0; i < i1; ++i) ys[i] = f(xs[i]);
+  });
+  const int b = layout_block(l);
+  if (b == 1 || s.c % b == 0) return;
+  const int64_t hw = int64_t(s.h) * s.w, cp = (s.c + b - 1) / b * b;
+  Out* ys = static_cast<Out*>(y);
+  for (int img = 0; img < s.n; ++img) {
+    Out* last = ys + (img * cp + cp - b) * hw;  // the partly filled last block
+    for (int64_t p = 0; p < hw; ++p)
+      for (int ci = s.c % b; ci < b; ++ci) last[p * b + ci] = Out(0);
+  }
+}
+
+// Vectorisable form of clamp(nearbyint(x * inv) + zp): round-to-nearest-even by the
+// 1.5 * 2^23 trick instead of a nearbyintf call (int8 stores through a call kept the loop
+// scalar). Pre-clamping to +-256 keeps the trick exact and changes no result: zp is in
+// [-128, 127].
+struct QuantiseFn {
+  float inv, zp;
+  int8_t operator()(float x) const {
+    constexpr float kRound = 12582912.f;  // 1.5 * 2^23
+    float r = std::min(256.f, std::max(-256.f, x * inv));
+    r = (r + kRound) - kRound;
+    return int8_t(std::min(127.f, std::max(-128.f, r + zp)));
   }
 };
 
-class Dequantise : public ConvertPrim {
+class DTypeConvert : public ConvertPrim {
  public:
   using ConvertPrim::ConvertPrim;
   Status run() override {
-    const int8_t* x = static_cast<const int8_t*>(x_);
-    float* y = static_cast<float*>(y_);
+    const DType a = d_.from.dtype, b = d_.to.dtype;
+    const Shape& s = out_shape_;
+    const Layout l = d_.to.layout;
+    const int t = threads();
+    const QuantiseFn q{1.f / q_.scale, float(q_.zero_point)};
     const float scale = q_.scale;
     const int32_t zp = q_.zero_point;
-    parallel_for(threads(), out_shape_.elements(), 256, [x, y, scale, zp](int64_t i0, int64_t i1) {
-      const int8_t* __restrict xs = x;
-      float* __restrict ys = y;
-      for (int64_t i = i0; i < i1; ++i) ys[i] = scale * float(int32_t(xs[i]) - zp);
-    });
+    auto deq = [scale, zp](int8_t v) { return scale * float(int32_t(v) - zp); };
+    if (a == DType::kF32 && b == DType::kI8) map_elements<float, int8_t>(t, x_, y_, s, l, q);
+    else if (a == DType::kI8 && b == DType::kF32) map_elements<int8_t, float>(t, x_, y_, s, l, deq);
+    else if (a == DType::kF32 && b == DType::kBF16) map_elements<float, uint16_t>(t, x_, y_, s, l, f32_to_bf16);
+    else if (a == DType::kBF16 && b == DType::kF32) map_elements<uint16_t, float>(t, x_, y_, s, l, bf16_to_f32);
+    else if (a == DType::kBF16 && b == DType::kI8)
+      map_elements<uint16_t, int8_t>(t, x_, y_, s, l, [q](uint16_t v) { return q(bf16_to_f32(v)); });
+    else if (a == DType::kI8 && b == DType::kBF16)
+      map_elements<int8_t, uint16_t>(t, x_, y_, s, l, [deq](int8_t v) { return f32_to_bf16(deq(v)); });
+    else return unsupported(std::string("no conversion from ") + to_string(a) + " to " + to_string(b));
     return Status::ok();
   }
 };
@@ -125,7 +193,8 @@ class ThreadChange : public ConvertPrim {
 template <typename P>
 CreateConversionFn factory() {
   return [](const ConversionDesc& d, const Shape& s, QuantParams q, std::unique_ptr<Primitive>* out) {
-    if (d.from.dtype != d.to.dtype && (!(q.scale > 0.f) || !std::isfinite(q.scale)))
+    bool quantised = (d.from.dtype == DType::kI8) != (d.to.dtype == DType::kI8);
+    if (quantised && (!(q.scale > 0.f) || !std::isfinite(q.scale)))
       return invalid_argument("quantisation scale must be positive and finite");
     *out = std::make_unique<P>(d, s, q);
     return Status::ok();
@@ -134,15 +203,16 @@ CreateConversionFn factory() {
 
 }  // namespace
 
+// Every layout to every other and every activation dtype to every other, direct: a chain
+// may change dtype only once (conversion_graph.h), so int8 <-> bf16 needs its own edge.
 void register_conversions(Registry& r) {
   for (const Format& f : all_formats()) {
-    Format layout = f, dtype = f, threads = f;
-    layout.layout = f.layout == Layout::kNCHW ? Layout::kNHWC : Layout::kNCHW;
-    dtype.dtype = f.dtype == DType::kF32 ? DType::kI8 : DType::kF32;
+    for (Layout l : all_layouts())
+      if (l != f.layout) r.add_conversion({{f, {l, f.dtype, f.threads}}, factory<LayoutConvert>()});
+    for (DType d : activation_dtypes())
+      if (d != f.dtype) r.add_conversion({{f, {f.layout, d, f.threads}}, factory<DTypeConvert>()});
+    Format threads = f;
     threads.threads = f.threads == 1 ? 2 : 1;
-    r.add_conversion({{f, layout}, factory<LayoutConvert>()});
-    if (f.dtype == DType::kF32) r.add_conversion({{f, dtype}, factory<Quantise>()});
-    else r.add_conversion({{f, dtype}, factory<Dequantise>()});
     r.add_conversion({{f, threads}, factory<ThreadChange>()});
   }
 }

@@ -59,23 +59,25 @@ void register_convs(Registry& r) {
       }
 }
 
-// `<activation>_<layout>_f32_native_fused_t<n>`: the activation runs inside the conv that
+// `<activation>_<layout>_<dtype>_native_fused_t<n>`: the activation runs inside the conv that
 // produces its input; nothing is created. Only the executor may place it, after a conv
 // with a `fused` implementation; the profiler records it as zero cost.
 void register_fused_pseudo(Registry& r) {
   for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kHardSigmoid, LayerKind::kSigmoid})
-    for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
-      for (int t : kThreadSets) {
-        ImplDesc d;
-        d.op = k;
-        d.algorithm = Algorithm::kFused;
-        d.layout_in = d.layout_out = layout;
-        d.threads = t;
-        r.add({d, [](const ImplDesc&, const Layer&, const std::vector<Shape>&) { return Status::ok(); },
-               [](const PrimitiveArgs&, std::unique_ptr<Primitive>*) {
-                 return unsupported("a fused activation runs inside its producing conv; only the executor places it");
-               }});
-      }
+    for (Layout layout : all_layouts())
+      for (DType dt : activation_dtypes())
+        for (int t : kThreadSets) {
+          ImplDesc d;
+          d.op = k;
+          d.algorithm = Algorithm::kFused;
+          d.layout_in = d.layout_out = layout;
+          d.dtype_in = d.dtype_out = dt;
+          d.threads = t;
+          r.add({d, [](const ImplDesc&, const Layer&, const std::vector<Shape>&) { return Status::ok(); },
+                 [](const PrimitiveArgs&, std::unique_ptr<Primitive>*) {
+                   return unsupported("a fused activation runs inside its producing conv; only the executor places it");
+                 }});
+        }
 }
 
 }  // namespace

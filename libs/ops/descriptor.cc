@@ -131,6 +131,15 @@ Status parse_impl_name(const std::string& name, ImplDesc* out) {
   return Status::ok();
 }
 
+std::vector<Layout> all_layouts() {
+  return {
+#define X(e, s, b) Layout::e,
+#include "libs/core/layout.inc"
+#undef X
+  };
+}
+std::vector<DType> activation_dtypes() { return {DType::kF32, DType::kI8, DType::kBF16}; }
+
 std::string Format::name() const {
   return std::string(to_string(layout)) + "_" + to_string(dtype) + "_t" + std::to_string(threads);
 }
@@ -139,8 +148,8 @@ Format output_format(const ImplDesc& d) { return {d.layout_out, d.dtype_out, d.t
 
 std::vector<Format> all_formats() {
   std::vector<Format> out;
-  for (Layout l : {Layout::kNCHW, Layout::kNHWC})
-    for (DType d : {DType::kF32, DType::kI8})
+  for (Layout l : all_layouts())
+    for (DType d : activation_dtypes())
       for (int t : kThreadSets) out.push_back({l, d, t});
   return out;
 }

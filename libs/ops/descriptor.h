@@ -70,7 +70,11 @@ struct Format {
 };
 Format input_format(const ImplDesc& d);
 Format output_format(const ImplDesc& d);
-/// Every format the conversion graph knows (layouts x {f32, int8} x thread sets).
+/// Every layout of layout.inc, in its order.
+std::vector<Layout> all_layouts();
+/// The dtypes a tensor between two primitives can have: f32, int8, bf16 (int32 is internal).
+std::vector<DType> activation_dtypes();
+/// Every format the conversion graph knows (all_layouts x activation_dtypes x thread sets).
 std::vector<Format> all_formats();
 
 /// A direct conversion edge of the conversion graph. Name: "convert_<from>_to_<to>",

@@ -54,12 +54,15 @@ class Primitive {
   DType output_dtype() const { return out_dtype_; }
   size_t packed_weight_bytes() const { return weight_bytes_; }
   size_t workspace_bytes() const { return workspace_bytes_; }
-  size_t output_bytes() const { return size_t(out_shape_.elements()) * dtype_bytes(out_dtype_); }
+  Layout output_layout() const { return out_layout_; }
+  /// Bytes of the output buffer (a blocked layout pads channels to its block).
+  size_t output_bytes() const { return tensor_bytes(out_shape_, out_dtype_, out_layout_); }
 
  protected:
   std::string name_;
   Shape out_shape_;
   DType out_dtype_ = DType::kF32;
+  Layout out_layout_ = Layout::kNCHW;  // only its padding matters: set by blocked producers
   size_t weight_bytes_ = 0;
   size_t workspace_bytes_ = 0;
 };
@@ -72,6 +75,9 @@ Layer runtime_fusion_layer(const Layer& layer, LayerKind activation);
 /// True when layer i of `net` can take a `fused` implementation: it is a conv2d without a
 /// static fused activation whose only consumer is an activation layer.
 bool can_fuse_next_activation(const Network& net, int i);
+/// The `fused` pseudo-implementation of `activation` after the fused conv `producer`: it
+/// keeps the producer's output format (layout and dtype) on both sides.
+ImplDesc fused_partner(const ImplDesc& producer, LayerKind activation);
 /// The activation layer i would absorb by runtime fusion; kInput when it cannot fuse.
 LayerKind fusable_activation(const Network& net, int i);
 

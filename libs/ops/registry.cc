@@ -20,6 +20,17 @@ bool can_fuse_next_activation(const Network& net, int i) {
   return cons[i].size() == 1 && is_activation(net.layers[cons[i][0]].kind);
 }
 
+ImplDesc fused_partner(const ImplDesc& producer, LayerKind activation) {
+  ImplDesc d = producer;
+  d.op = activation;
+  d.library = Library::kNative;  // the pseudo-implementation is registered once, by native
+  d.algorithm = Algorithm::kFused;
+  d.fused_activation = false;
+  d.layout_in = producer.layout_out;
+  d.dtype_in = producer.dtype_out;
+  return d;
+}
+
 LayerKind fusable_activation(const Network& net, int i) {
   if (!can_fuse_next_activation(net, i)) return LayerKind::kInput;
   for (size_t j = i + 1; j < net.layers.size(); ++j)

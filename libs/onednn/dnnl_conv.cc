@@ -1,0 +1,187 @@
+// Convolution and inner product (fully-connected): f32, bf16 and int8. The weights are
+// reordered once, here, into the format the primitive picked (format_tag::any).
+#include <cmath>
+
+#include "libs/onednn/dnnl_common.h"
+#include "libs/quant/quant.h"
+
+namespace lw::dnnl_ops {
+namespace {
+
+using dims_t = dnnl::memory::dims;
+
+// The activation as eltwise post-ops. int8: the post-ops see the requantised value before
+// the output zero point is added, i.e. real / out_scale, so only the clamps relu / relu6
+// have a form there (as the other int8 backends).
+Status append_activation(LayerKind act, DType dtype, QuantParams out_q, dnnl::post_ops* po) {
+  const float top = dtype == DType::kI8 ? 6.f / out_q.scale : 6.f;
+  switch (act) {
+    case LayerKind::kInput: return Status::ok();
+    case LayerKind::kRelu: po->append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); return Status::ok();
+    case LayerKind::kRelu6: po->append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, top); return Status::ok();
+    default: break;
+  }
+  if (dtype == DType::kI8) return unsupported(std::string("int8 fuses only relu / relu6, not ") + to_string(act));
+  switch (act) {
+    case LayerKind::kHardSwish: po->append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
+    case LayerKind::kHardSigmoid:  // clip(x / 6 + 1/2, 0, 1): oneDNN 2.6 has no hardsigmoid
+      po->append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f / 6.f, 0.5f);
+      po->append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
+      break;
+    case LayerKind::kSigmoid: po->append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f); break;
+    default: return unsupported(std::string("no post-op for ") + to_string(act));
+  }
+  return Status::ok();
+}
+
+bool is_conv(const Layer& l) { return l.kind == LayerKind::kConv2d; }
+
+// Attributes: scratchpad, fused activation, and for int8 the per-channel output scales
+// in_scale * w_scale[k] / out_scale and the activation zero points.
+Status make_attr(const ImplDesc& d, const Layer& l, QuantParams in_q, QuantParams out_q, const std::vector<float>& w_scales,
+                 dnnl::primitive_attr* attr) {
+  *attr = user_scratchpad_attr();
+  dnnl::post_ops po;
+  LW_RETURN_IF_ERROR(append_activation(l.fused_activation, d.dtype_in, out_q, &po));
+  attr->set_post_ops(po);
+  if (d.dtype_in != DType::kI8) return Status::ok();
+  std::vector<float> scales(w_scales.size());
+  for (size_t k = 0; k < scales.size(); ++k) scales[k] = in_q.scale * w_scales[k] / out_q.scale;
+  attr->set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
+  // oneDNN 2.6's inner product takes no zero points: Weighted::make folds them into its bias.
+  if (!is_conv(l)) return Status::ok();
+  if (in_q.zero_point != 0) attr->set_zero_points(DNNL_ARG_SRC, 0, {in_q.zero_point});
+  if (out_q.zero_point != 0) attr->set_zero_points(DNNL_ARG_DST, 0, {out_q.zero_point});
+  return Status::ok();
+}
+
+// User-side weight description (our [out][in/groups][kh][kw] or [out][in] order) and the
+// primitive's "any" one.
+dnnl::memory::desc user_weights(const Layer& l, const Shape& in, dt type) {
+  if (!is_conv(l)) return {{l.out_channels, in.c, in.h, in.w}, type, tag::oihw};
+  const int g = l.groups, k = l.out_channels;
+  if (g == 1) return {{k, in.c, l.window.kh, l.window.kw}, type, tag::oihw};
+  return {{g, k / g, in.c / g, l.window.kh, l.window.kw}, type, tag::goihw};
+}
+
+struct Made {
+  dnnl::primitive_desc_base pd;
+  dnnl::memory::desc src, dst, user_w;
+};
+
+// The primitive descriptor for this layer and implementation.
+Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
+               const std::vector<float>& w_scales, Made* m) {
+  Shape out;
+  LW_RETURN_IF_ERROR(infer_layer_shape(l, {in}, &out));
+  dnnl::primitive_attr attr;
+  LW_RETURN_IF_ERROR(make_attr(d, l, in_q, out_q, w_scales, &attr));
+  const dt wt = d.dtype_in == DType::kBF16 ? dt::bf16 : d.dtype_in == DType::kI8 ? dt::s8 : dt::f32;
+  m->src = act_md(in, d.dtype_in, d.layout_in);
+  m->user_w = user_weights(l, in, d.dtype_in == DType::kI8 ? dt::s8 : dt::f32);
+  dnnl::memory::desc w_any(m->user_w.dims(), wt, tag::any), bias({l.out_channels}, dt::f32, tag::x);
+  if (is_conv(l)) {
+    m->dst = act_md(out, d.dtype_out, d.layout_out);
+    const Window& w = l.window;
+    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, m->src, w_any,
+                                       bias, m->dst, {w.stride_h, w.stride_w}, {w.dil_h - 1, w.dil_w - 1},
+                                       {w.pad_top, w.pad_left}, {w.pad_bottom, w.pad_right});
+    m->pd = dnnl::convolution_forward::primitive_desc(cd, attr, engine());
+  } else {  // inner product: 2-D output (N x K), stored as N x K x 1 x 1 in any plain layout
+    m->dst = dnnl::memory::desc({out.n, out.c}, data_type(d.dtype_out), tag::nc);
+    dnnl::inner_product_forward::desc ipd(dnnl::prop_kind::forward_inference, m->src, w_any, bias, m->dst);
+    m->pd = dnnl::inner_product_forward::primitive_desc(ipd, attr, engine());
+  }
+  return reject_reference(m->pd);
+}
+
+Status check_impl(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+  if (in.size() != 1) return invalid_argument("expects one input");
+  LW_RETURN_IF_ERROR(supports_dtype(d.dtype_in));
+  if (d.dtype_in != d.dtype_out) return unsupported("input and output dtype must agree");
+  if (int64_t(l.weights.size()) != weight_count(l, in)) return invalid_argument("wrong number of weights");
+  return Status::ok();
+}
+
+// Inner product without zero-point attributes: sum (x - zp_in) w = sum x w - zp_in sum w
+// (exact in integers, no padding to spoil it), and + zp_out after the output scale s_k is
+// + zp_out / s_k before it; rounding and saturation then happen where they would.
+void fold_zero_points(const QuantizedWeights& qw, QuantParams in_q, QuantParams out_q, std::vector<float>* bias) {
+  const size_t k_count = bias->size(), per_k = qw.q.size() / k_count;
+  for (size_t k = 0; k < k_count; ++k) {
+    int64_t wsum = 0;
+    for (size_t j = 0; j < per_k; ++j) wsum += qw.q[k * per_k + j];
+    const double s = double(in_q.scale) * qw.scale(int(k)) / out_q.scale;
+    (*bias)[k] = float(double((*bias)[k]) - double(in_q.zero_point) * double(wsum) + out_q.zero_point / s);
+  }
+}
+
+class Weighted : public DnnlPrim {
+ public:
+  using DnnlPrim::DnnlPrim;
+  Status make(const PrimitiveArgs& a) {
+    const Layer& l = *a.layer;
+    const Shape& in = a.in_shapes[0];
+    QuantParams in_q = a.in_quant.empty() ? QuantParams{} : a.in_quant[0];
+    const bool int8 = a.desc.dtype_in == DType::kI8;
+    QuantizedWeights qw;
+    if (int8) qw = quantize_weights_per_channel(l.weights, l.out_channels);
+    Made m;
+    LW_RETURN_IF_ERROR(make_pd(a.desc, l, in, in_q, a.out_quant, qw.scales, &m));
+    // int8 bias in accumulator units (in_scale * w_scale), added before the output scale.
+    std::vector<float> bias(size_t(l.out_channels), 0.f);
+    if (int8) {
+      std::vector<int32_t> bq = quantize_bias(l.bias, l.out_channels, in_q.scale, qw);
+      for (size_t k = 0; k < bias.size(); ++k) bias[k] = float(bq[k]);
+      if (!is_conv(l)) fold_zero_points(qw, in_q, a.out_quant, &bias);
+    } else if (!l.bias.empty()) {
+      bias = l.bias;
+    }
+    const dnnl::memory::desc bias_md({l.out_channels}, dt::f32, tag::x);
+    const void* w = int8 ? static_cast<const void*>(qw.q.data()) : static_cast<const void*>(l.weights.data());
+    add_constant(DNNL_ARG_WEIGHTS, packed(w, m.user_w, m.pd.weights_desc(0)));
+    add_constant(DNNL_ARG_BIAS, packed(bias.data(), bias_md, bias_md));
+    Shape out;
+    LW_RETURN_IF_ERROR(infer_layer_shape(l, a.in_shapes, &out));
+    // An inner product writes N x K: the same bytes in every plain layout.
+    finish(dnnl::primitive(m.pd.get()), m.pd, {{DNNL_ARG_SRC, m.src}}, m.dst, a.in_shapes, out, a.desc.dtype_out,
+           is_conv(l) ? a.desc.layout_out : Layout::kNCHW);
+    return Status::ok();
+  }
+};
+
+// Stand-in quantisation for support checks: a non-zero zero point, so that a kernel that
+// cannot take one is found out here rather than at create.
+constexpr QuantParams kProbeQuant{0.05f, 3};
+
+}  // namespace
+
+Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+  LW_RETURN_IF_ERROR(check_impl(d, l, in));
+  return guard(StatusCode::kUnsupported, [&] {
+    Made m;
+    return make_pd(d, l, in[0], kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f), &m);
+  });
+}
+
+Status supports_fc(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+  LW_RETURN_IF_ERROR(check_impl(d, l, in));
+  if (layout_block(d.layout_out) > 1) return unsupported("an inner product writes a plain N x K output");
+  if (l.fused_activation != LayerKind::kInput) return unsupported("fully-connected with a fused activation");
+  return guard(StatusCode::kUnsupported, [&] {
+    Made m;
+    return make_pd(d, l, in[0], kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f), &m);
+  });
+}
+
+Status create_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+  set_threads(a.desc.threads);  // oneDNN sizes the scratchpad and splits work for this team
+  auto p = std::make_unique<Weighted>(a.desc.name(), a.desc.threads);
+  LW_RETURN_IF_ERROR(guard(StatusCode::kFailed, [&] { return p->make(a); }));
+  *out = std::move(p);
+  return Status::ok();
+}
+
+Status create_fc(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) { return create_conv(a, out); }
+
+}  // namespace lw::dnnl_ops

@@ -1,0 +1,59 @@
+// Registration of every onednn implementation: a table of (layer kind, dtypes, layouts)
+// crossed with {plain, fused} and the thread sets.
+#include "libs/onednn/dnnl_common.h"
+
+namespace lw {
+namespace {
+
+struct Variant {
+  LayerKind op;
+  DType dtype;
+  Layout in, out;
+  bool fused;
+  SupportsFn supports;
+  CreateFn create;
+};
+
+std::vector<Variant> variants() {
+  using namespace dnnl_ops;
+  std::vector<Variant> v;
+  const Layout blocked[] = {Layout::kNCHW16C, Layout::kNCHW8C};
+  for (DType dt : activation_dtypes())
+    for (Layout l : all_layouts()) {
+      for (bool fused : {false, true}) {
+        v.push_back({LayerKind::kConv2d, dt, l, l, fused, supports_conv, create_conv});
+        // A plain NCHW input into a blocked output: the first layer's usual form.
+        if (l == Layout::kNCHW && dt != DType::kI8)
+          for (Layout b : blocked) v.push_back({LayerKind::kConv2d, dt, l, b, fused, supports_conv, create_conv});
+      }
+      v.push_back({LayerKind::kFullyConnected, dt, l, layout_block(l) > 1 ? Layout::kNCHW : l, false, supports_fc, create_fc});
+      if (dt == DType::kI8) continue;
+      for (LayerKind k : {LayerKind::kMaxPool, LayerKind::kAvgPool, LayerKind::kGlobalAvgPool, LayerKind::kRelu,
+                          LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kSigmoid, LayerKind::kAdd, LayerKind::kMul,
+                          LayerKind::kConcat})
+        v.push_back({k, dt, l, l, false, supports_layer, create_layer});
+    }
+  return v;
+}
+
+}  // namespace
+
+void register_onednn(Registry& r) {
+  dnnl_ops::prepare_threads();
+  for (const Variant& v : variants())
+    for (int t : kThreadSets) {
+      ImplDesc d;
+      d.op = v.op;
+      d.library = Library::kOnednn;
+      // int8 weights are per output channel: named like XNNPACK's per-channel kernels.
+      d.algorithm = v.dtype == DType::kI8 ? Algorithm::kQc8 : Algorithm::kDefault;
+      d.dtype_in = d.dtype_out = v.dtype;
+      d.layout_in = v.in;
+      d.layout_out = v.out;
+      d.threads = t;
+      d.fused_activation = v.fused;
+      r.add({d, v.supports, v.create});
+    }
+}
+
+}  // namespace lw

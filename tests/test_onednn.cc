@@ -1,0 +1,332 @@
+// Every onednn implementation vs the reference: f32 within 1e-4 of max|ref|, bf16 within
+// kBf16Tolerance (test_quant_testers.h says why), int8 within one quantisation step of the
+// int8 reference; the conversions to and from the blocked layouts and bf16; and whole
+// models under oneDNN assignments (blocked f32, bf16, mixed with int8) through the executor.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "libs/exec/backends.h"
+#include "libs/exec/executor.h"
+#include "libs/onednn/onednn.h"
+#include "libs/ref/reference.h"
+#include "libs/zoo/zoo.h"
+#include "tests/test_quant_testers.h"
+
+using namespace lw;
+using namespace lw::qtest;
+
+namespace {
+
+const Registry& registry() {
+  static Registry r = [] {
+    Registry reg;
+    register_onednn(reg);
+    return reg;
+  }();
+  return r;
+}
+
+Layer simple_layer(LayerKind k) {
+  Layer l;
+  l.name = to_string(k);
+  l.kind = k;
+  return l;
+}
+
+Layer pool_layer(LayerKind k, int kh, int s, int pad, bool ceil, bool include_pad) {
+  Layer l = simple_layer(k);
+  l.window.kh = l.window.kw = kh;
+  l.window.stride_h = l.window.stride_w = s;
+  l.window.pad_top = l.window.pad_left = l.window.pad_bottom = l.window.pad_right = pad;
+  l.window.ceil_mode = ceil;
+  l.count_include_pad = include_pad;
+  return l;
+}
+
+double tolerance(const ImplDesc& d) { return d.dtype_in == DType::kBF16 ? kBf16Tolerance : 1e-4; }
+
+// Runs every descriptor of `op` on `layer`; returns how many ran, by dtype.
+std::map<DType, int> check_all(LayerKind op, const Layer& layer, const std::vector<Tensor>& in) {
+  std::map<DType, int> ran;
+  for (const ImplDesc& d : descriptors(registry(), Library::kOnednn, op)) {
+    double e = run_f32(registry(), d, layer, in);
+    if (e < 0) continue;
+    INFO(d.name(), " on ", in[0].shape().to_string(), " error ", e);
+    CHECK(e <= tolerance(d));
+    ++ran[d.dtype_in];
+  }
+  return ran;
+}
+
+bool bf16_here() { return onednn_native_bf16(); }
+
+}  // namespace
+
+TEST_CASE("onednn conv2d: every implementation on awkward and random shapes") {
+  auto shapes = conv_shapes(8, 21);
+  auto descs = descriptors(registry(), Library::kOnednn, LayerKind::kConv2d);
+  // {f32, bf16} x (4 layouts + nchw -> 2 blocked) + int8 x 4 layouts, x {plain, fused} x 2 thread sets
+  REQUIRE(descs.size() == (2 * 6 + 4) * 2 * 2);
+  for (const ImplDesc& d : descs) {
+    int supported = 0;
+    for (const ConvTester& t : shapes) supported += t.Test(registry(), d);
+    INFO(d.name(), " ran ", supported, " of ", shapes.size());
+    // Plain f32: every shape. Blocked: oneDNN 2.6 has JIT kernels where the channels fill
+    // whole blocks (or the input is a thin NCHW image) and its reference code otherwise,
+    // which we refuse; so every dense shape with full blocks must run.
+    const int b = layout_block(d.layout_out);
+    int full_blocks = 0;
+    for (const ConvTester& t : shapes) {
+      Layer l = t.layer();
+      full_blocks += l.groups == 1 && t.input_shape().c % b == 0 && l.out_channels % b == 0;
+    }
+    if (d.dtype_in == DType::kF32 && b == 1) CHECK(supported == int(shapes.size()));
+    if (d.dtype_in == DType::kF32 && b > 1) CHECK(supported >= full_blocks);
+    if (d.dtype_in == DType::kBF16 && bf16_here() && d.layout_out != Layout::kNCHW8C) CHECK(supported >= full_blocks);
+    // oneDNN 2.6 has JIT int8 convolution for NHWC only; the others are its reference code.
+    if (d.dtype_in == DType::kI8 && d.layout_in == Layout::kNHWC) CHECK(supported >= int(shapes.size()) * 3 / 4);
+  }
+}
+
+TEST_CASE("onednn conv2d rejects what it cannot do, with a reason") {
+  Layer l = ConvTester().input(1, 8, 8, 8).out_channels(8).kernel(3).pad(1).layer();
+  ImplDesc d;
+  REQUIRE(parse_impl_name("conv2d_nchw_int8_onednn_qc8_t1", &d).is_ok());
+  Status s = registry().supports(d, l, {{1, 8, 8, 8}});
+  CHECK(s.code() == StatusCode::kUnsupported);
+  CHECK(s.message().find("reference") != std::string::npos);
+  REQUIRE(parse_impl_name("conv2d_nhwc_int8_onednn_qc8_t1", &d).is_ok());
+  l.fused_activation = LayerKind::kSigmoid;
+  s = registry().supports(d, l, {{1, 8, 8, 8}});
+  CHECK(s.code() == StatusCode::kUnsupported);
+  CHECK(s.message().find("relu") != std::string::npos);
+}
+
+TEST_CASE("onednn fully-connected f32, bf16 and int8, every layout") {
+  const Shape shapes[] = {{1, 64, 1, 1}, {2, 37, 1, 1}, {1, 5, 3, 4}, {3, 16, 2, 2}};
+  std::map<DType, int> ran;
+  uint64_t seed = 3;
+  for (const Shape& s : shapes) {
+    Layer l = fc_layer(s, 10 + int(seed % 7), seed % 2 == 0, LayerKind::kInput, seed);
+    std::mt19937_64 rng(++seed);
+    Tensor x = random_tensor(s, rng);
+    for (const ImplDesc& d : descriptors(registry(), Library::kOnednn, LayerKind::kFullyConnected)) {
+      INFO(d.name(), " on ", s.to_string());
+      if (d.dtype_in == DType::kI8) {
+        int steps = run_int8(registry(), d, l, x);
+        if (steps < 0) continue;
+        CHECK(steps <= 1);
+      } else {
+        double e = run_f32(registry(), d, l, {x});
+        if (e < 0) continue;
+        CHECK(e <= tolerance(d));
+      }
+      ++ran[d.dtype_in];
+    }
+  }
+  CHECK(ran[DType::kF32] == 4 * 4 * 2);  // every shape, layout and thread set
+  CHECK(ran[DType::kI8] >= 4 * 2);
+  if (bf16_here()) CHECK(ran[DType::kBF16] >= 4 * 2);
+}
+
+TEST_CASE("onednn pooling: max (ceil mode, padding), average both divisors, global average") {
+  std::mt19937_64 rng(11);
+  Tensor x = random_tensor({2, 19, 11, 9}, rng);
+  CHECK(check_all(LayerKind::kMaxPool, pool_layer(LayerKind::kMaxPool, 3, 2, 1, false, true), {x})[DType::kF32] == 8);
+  CHECK(check_all(LayerKind::kMaxPool, pool_layer(LayerKind::kMaxPool, 3, 2, 0, true, true), {x})[DType::kF32] == 8);
+  CHECK(check_all(LayerKind::kAvgPool, pool_layer(LayerKind::kAvgPool, 3, 1, 1, false, true), {x})[DType::kF32] == 8);
+  CHECK(check_all(LayerKind::kAvgPool, pool_layer(LayerKind::kAvgPool, 3, 1, 1, false, false), {x})[DType::kF32] == 8);
+  // PyTorch divides a ceil-mode overhang window by its clipped size: refused (12 -> 6 rows
+  // of windows of 3 at stride 2 reach row 12, past the input).
+  Tensor x12 = random_tensor({1, 16, 12, 12}, rng);
+  CHECK(check_all(LayerKind::kAvgPool, pool_layer(LayerKind::kAvgPool, 3, 2, 0, true, true), {x12})[DType::kF32] == 0);
+  CHECK(check_all(LayerKind::kMaxPool, pool_layer(LayerKind::kMaxPool, 3, 2, 0, true, true), {x12})[DType::kF32] == 8);
+  CHECK(check_all(LayerKind::kGlobalAvgPool, simple_layer(LayerKind::kGlobalAvgPool), {x})[DType::kF32] == 8);
+}
+
+TEST_CASE("onednn add, mul (incl. SE broadcast), activations, concat") {
+  std::mt19937_64 rng(5);
+  Tensor a = random_tensor({2, 21, 5, 3}, rng, -4.f, 4.f), b = random_tensor({2, 21, 5, 3}, rng, -4.f, 4.f);
+  Tensor se = random_tensor({2, 21, 1, 1}, rng), c = random_tensor({2, 16, 5, 3}, rng);
+  CHECK(check_all(LayerKind::kAdd, simple_layer(LayerKind::kAdd), {a, b})[DType::kF32] == 8);
+  Layer add_relu = simple_layer(LayerKind::kAdd);
+  add_relu.fused_activation = LayerKind::kRelu;
+  CHECK(check_all(LayerKind::kAdd, add_relu, {a, b})[DType::kF32] == 6);  // not nChw8c: see dnnl_layers.cc
+  CHECK(check_all(LayerKind::kMul, simple_layer(LayerKind::kMul), {a, b})[DType::kF32] == 8);
+  // Broadcast and some eltwise algorithms on blocked tensors with a partial last block
+  // fall to oneDNN's reference code (refused): the plain layouts must all run.
+  CHECK(check_all(LayerKind::kMul, simple_layer(LayerKind::kMul), {a, se})[DType::kF32] >= 4);
+  for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kSigmoid}) {
+    auto ran = check_all(k, simple_layer(k), {a});
+    CHECK(ran[DType::kF32] >= 4);
+    if (bf16_here()) CHECK(ran[DType::kBF16] >= 4);
+  }
+  // Channel counts off the block (21 + 16): plain layouts at least.
+  CHECK(check_all(LayerKind::kConcat, simple_layer(LayerKind::kConcat), {a, c, a})[DType::kF32] >= 4);
+}
+
+TEST_CASE("conversions to and from the blocked layouts and bf16 are exact where they can be") {
+  const Registry& r = default_registry();
+  std::mt19937_64 rng(9);
+  const Shape s{2, 21, 3, 5};  // 21 channels: a partly filled last block of 16 and of 8
+  Tensor x = random_tensor(s, rng);
+  const QuantParams q{0.01f, -3};
+  int edges = 0;
+  for (const ConversionEntry& e : r.conversions()) {
+    const ConversionDesc& d = e.desc;
+    if (d.from.dtype == DType::kI8 || d.to.dtype == DType::kI8) continue;  // lossy: test_exec
+    INFO(d.name());
+    Tensor in = to_float_dtype(to_layout(x, d.from.layout), d.from.dtype);
+    std::unique_ptr<Primitive> p;
+    REQUIRE(r.create_conversion(d, s, q, &p).is_ok());
+    CHECK(p->output_bytes() == tensor_bytes(s, d.to.dtype, d.to.layout));
+    Tensor out = Tensor::create(s, d.to.dtype, d.to.layout);
+    std::memset(out.data(), 0x7f, out.bytes());  // poison, padding included
+    REQUIRE(p->setup({in.data()}, out.data(), nullptr).is_ok());
+    REQUIRE(p->run().is_ok());
+    // Expected: x rounded to bf16 if either end is bf16, in the destination layout with
+    // zero channel padding.
+    Tensor want = to_float_dtype(to_layout(to_float_dtype(to_float_dtype(x, d.from.dtype), DType::kF32), d.to.layout),
+                                 d.to.dtype);
+    if (d.from.dtype == DType::kF32 && d.to.dtype == DType::kBF16) want = to_float_dtype(to_layout(x, d.to.layout), DType::kBF16);
+    CHECK(std::memcmp(out.data(), want.data(), out.bytes()) == 0);
+    ++edges;
+  }
+  // 4 layouts x {f32, bf16} x 2 thread sets, each to 3 layouts, the other float dtype, the other thread set
+  CHECK(edges == 4 * 2 * 2 * 5);
+}
+
+TEST_CASE("int8 <-> bf16 and blocked int8 conversions keep zero padding and one step") {
+  const Registry& r = default_registry();
+  std::mt19937_64 rng(4);
+  const Shape s{1, 13, 4, 3};
+  Tensor x = random_tensor(s, rng);
+  const QuantParams q{0.01f, -3};
+  for (Layout l : all_layouts()) {
+    Format i8{l, DType::kI8, 1}, b16{l, DType::kBF16, 1};
+    std::unique_ptr<Primitive> to_i8, to_b16;
+    REQUIRE(r.create_conversion({b16, i8}, s, q, &to_i8).is_ok());
+    REQUIRE(r.create_conversion({i8, b16}, s, q, &to_b16).is_ok());
+    Tensor xb = to_float_dtype(to_layout(x, l), DType::kBF16);
+    Tensor qi = Tensor::create(s, DType::kI8, l), back = Tensor::create(s, DType::kBF16, l);
+    std::memset(qi.data(), 0x55, qi.bytes());
+    REQUIRE(to_i8->setup({xb.data()}, qi.data(), nullptr).is_ok());
+    REQUIRE(to_i8->run().is_ok());
+    REQUIRE(to_b16->setup({qi.data()}, back.data(), nullptr).is_ok());
+    REQUIRE(to_b16->run().is_ok());
+    Tensor bf = to_float_dtype(back, DType::kF32);
+    for (int c = 0; c < s.c; ++c)
+      for (int h = 0; h < s.h; ++h)
+        for (int w = 0; w < s.w; ++w) {
+          float v = x.f32()[x.offset(0, c, h, w)], got = bf.f32()[bf.offset(0, c, h, w)];
+          CHECK(std::fabs(got - v) <= q.scale * 0.5f + std::fabs(v) / 128);
+        }
+    const int b = layout_block(l);
+    for (int c = s.c; b > 1 && c < (s.c + b - 1) / b * b; ++c) CHECK(qi.i8()[qi.offset(0, c, 0, 0)] == 0);
+  }
+}
+
+namespace {
+
+Network small_model(const std::string& name, int size) {
+  Network raw, net;
+  ZooOptions o;
+  o.input = {1, 3, size, size};
+  o.classes = 10;
+  REQUIRE(build_zoo_model(name, o, &raw).is_ok());
+  init_random_weights(raw, 3);
+  REQUIRE(fold_batch_norm(raw, &net).is_ok());
+  return net;
+}
+
+// Layer by layer: the first supported onednn implementation whose dtype is the first of
+// `dtypes` it has and whose layouts are `layout` (a conv may go NCHW -> blocked); runtime
+// fusion where the conv can absorb its activation; native NCHW f32 where oneDNN has nothing.
+std::vector<ImplDesc> onednn_assignment(const Network& net, Layout layout, const std::vector<DType>& dtypes) {
+  const Registry& r = default_registry();
+  std::vector<ImplDesc> a(net.layers.size());
+  for (size_t i = 1; i < net.layers.size(); ++i) {
+    const Layer& l = net.layers[i];
+    if (is_activation(l.kind) && a[l.inputs[0]].fused_activation) {
+      a[i] = fused_partner(a[l.inputs[0]], l.kind);
+      continue;
+    }
+    bool fuse = can_fuse_next_activation(net, int(i));
+    const ImplDesc* pick = nullptr;
+    std::vector<Candidate> cands = r.candidates(net, int(i));
+    for (DType dt : dtypes)
+      for (const Candidate& c : cands) {
+        const ImplDesc& d = c.desc;
+        if (pick || !c.supported.is_ok() || d.library != Library::kOnednn || d.dtype_in != dt || d.threads != 1) continue;
+        if (d.fused_activation != fuse || d.layout_in != layout) continue;
+        if (d.layout_out != layout && !(l.kind == LayerKind::kFullyConnected)) continue;
+        pick = &d;
+      }
+    if (!pick)
+      for (const Candidate& c : cands)
+        if (!pick && c.supported.is_ok() && c.desc.library == Library::kNative && c.desc.layout_in == Layout::kNCHW &&
+            c.desc.dtype_in == DType::kF32 && c.desc.threads == 1 && !c.desc.fused_activation)
+          pick = &c.desc;
+    REQUIRE_MESSAGE(pick, l.name);
+    a[i] = *pick;
+  }
+  return a;
+}
+
+struct ModelRun {
+  double rel_error = 0, sqnr_db = 0;
+  int onednn_layers = 0;
+};
+
+ModelRun run_model(const Network& net, const std::vector<ImplDesc>& a) {
+  std::mt19937_64 rng(11);
+  std::vector<Tensor> calib;
+  for (int k = 0; k < 4; ++k) calib.push_back(random_tensor(net.input_shape(), rng));
+  PlanOptions opt;
+  opt.registry = &default_registry();
+  REQUIRE(calibrate(net, calib, &opt.quant).is_ok());
+  std::unique_ptr<Executor> ex;
+  Status s = Executor::plan(net, a, opt, &ex);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  Tensor x = random_tensor(net.input_shape(), rng), y;
+  REQUIRE(ex->run(x, &y).is_ok());
+  std::vector<Tensor> ref;
+  REQUIRE(reference_forward(net, x, &ref).is_ok());
+  ModelRun m;
+  m.rel_error = max_rel_error(y, ref.back());
+  double sig = 0, noise = 0;
+  for (int64_t i = 0; i < y.shape().elements(); ++i) {
+    sig += double(ref.back().f32()[i]) * ref.back().f32()[i];
+    noise += (double(y.f32()[i]) - ref.back().f32()[i]) * (double(y.f32()[i]) - ref.back().f32()[i]);
+  }
+  m.sqnr_db = 10 * std::log10(sig / std::max(noise, 1e-30));
+  for (const ImplDesc& d : a) m.onednn_layers += d.library == Library::kOnednn;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("zoo models on oneDNN through the executor: blocked f32, bf16, mixed with int8") {
+  for (const char* model : {"resnet18", "mobilenetv3_small", "googlenet"}) {
+    Network net = small_model(model, 48);
+    for (Layout l : {Layout::kNCHW16C, Layout::kNCHW8C, Layout::kNHWC}) {
+      ModelRun f = run_model(net, onednn_assignment(net, l, {DType::kF32}));
+      INFO(model, " f32 ", to_string(l), " error ", f.rel_error);
+      CHECK(f.onednn_layers > int(net.layers.size()) / 2);
+      CHECK(f.rel_error <= 1e-4);
+    }
+    if (onednn_native_bf16()) {
+      // bf16 errors compound over ~20-60 layers: judged by SQNR, as the filter judges int8.
+      ModelRun b = run_model(net, onednn_assignment(net, Layout::kNCHW16C, {DType::kBF16, DType::kF32}));
+      INFO(model, " bf16 SQNR ", b.sqnr_db, " dB");
+      CHECK(b.sqnr_db >= 25);
+    }
+    // int8 convs (NHWC) with bf16 / f32 elsewhere: the executor converts on every edge.
+    ModelRun m = run_model(net, onednn_assignment(net, Layout::kNHWC, {DType::kI8, DType::kBF16, DType::kF32}));
+    INFO(model, " mixed SQNR ", m.sqnr_db, " dB");
+    CHECK(m.sqnr_db >= 15);
+  }
+}
