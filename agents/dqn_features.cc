@@ -13,7 +13,7 @@ constexpr int kNumDTypes = 0
 #undef X
     ;
 constexpr int kNumLayouts = 0
-#define X(e, s) +1
+#define X(e, s, block) +1
 #include "libs/core/layout.inc"
 #undef X
     ;
