@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "env/conversion_costs.h"
 #include "env/device.h"
@@ -102,6 +103,42 @@ int64_t network_weight_floats(const Network& net) {
   return n;
 }
 
+// Early stop (Protocol::early_stop_margin), and why it cannot change what any search finds.
+//
+// The search charges an assignment the sum of its implementations' medians plus, on every
+// edge, the conversion chain from the producer's output format to the consumer's input
+// format (env/cost.h); a fused producer frees its activation. Memory objectives and budgets
+// add packed weights, workspace and output bytes. So take implementations A and B of the
+// same layer with the same input format, output format and fusion, B needing no more
+// weight and workspace bytes than A (output bytes are equal: same format and shape). Swap A
+// for B in any deployment: every conversion, every other layer and the fused activation stay
+// exactly as they were, latency changes by median(B) - median(A), and no memory figure
+// grows. If median(A) > median(B), no deployment that uses A is optimal for latency, nor
+// on any latency-memory front, so A need not be measured to the end. A could only win by
+// bringing conversions that B does not (another layout, dtype or thread set, or fusion); it
+// has none here, which is why implementations are only compared within one such group: the
+// largest conversion saving A could bring over B is zero. (Across groups the saving is
+// bounded by the chain costs between the two formats on each edge, but those are measured
+// after the layers; comparing across groups is left out rather than guessed.)
+//
+// median(A) is not known when we stop; the fastest run so far is the evidence, taken after
+// at least kGiveUpRuns runs so that one slow start cannot decide. A is abandoned when
+// min(A) > (1 + margin) x median(B): A's runs are then all well above B's typical run, so
+// its median is too. The margin absorbs the noise of a shared machine (a run of A slowed by
+// another process raises its min only if every run so far was slowed). Rivals are only ever
+// implementations measured to the end ("ok"), and a skipped one is recorded "skipped" with
+// this comparison as its reason, so the env masks it like an unsupported one.
+constexpr int kGiveUpRuns = 3;
+
+struct Rival {
+  double median = 0;
+  int64_t weights = 0, workspace = 0;
+  std::string name;
+};
+using GroupKey = std::tuple<int, int, bool>;  // in format, out format, fused activation
+
+GroupKey group_of(const Impl& m) { return {m.in_format, m.out_format, m.fused_activation}; }
+
 class Profiler {
  public:
   Profiler(const Network& net, const Registry& reg, const ProfileOptions& o) : net_(net), reg_(reg), o_(o) {}
@@ -111,6 +148,8 @@ class Profiler {
   Status measure_layer(int i, Lut& lut);
   Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut);
   Status time_primitive(const PrimitiveArgs& args, Impl* impl);
+  const Rival* rival_for(const Impl& impl) const;
+  std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   int copies_for(const Layer& l) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
@@ -119,6 +158,10 @@ class Profiler {
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
+  std::map<GroupKey, std::vector<Rival>> rivals_;  // ok impls of the layer being measured
+  // Per layer kind and impl name: median / best median of its group on the last layer of that
+  // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
+  std::map<std::pair<int, std::string>, double> rank_;
   const int64_t net_weights_ = network_weight_floats(net_);
   clock_type::time_point start_ = clock_type::now();
   int64_t done_ = 0, total_ = 0;
@@ -159,10 +202,31 @@ int Profiler::copies_for(const Layer& l) const {
   return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
 }
 
+// The fastest finished implementation that `impl` cannot beat in any search (see the comment
+// on kGiveUpRuns), or null.
+const Rival* Profiler::rival_for(const Impl& impl) const {
+  if (o_.protocol.early_stop_margin <= 0) return nullptr;
+  auto it = rivals_.find(group_of(impl));
+  if (it == rivals_.end()) return nullptr;
+  const Rival* best = nullptr;
+  for (const Rival& r : it->second)
+    if (r.weights <= impl.memory_bytes.weights && r.workspace <= impl.memory_bytes.workspace &&
+        (!best || r.median < best->median))
+      best = &r;
+  return best;
+}
+
 Status Profiler::time_primitive(const PrimitiveArgs& args, Impl* impl) {
   std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
-  for (auto& p : prims) LW_RETURN_IF_ERROR(reg_.create(args, &p));
+  LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
   Primitive* prim = prims.front().get();
+  impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
+                        int64_t(prim->output_bytes())};
+  const Rival* rival = rival_for(*impl);
+  const double limit = rival ? (1 + o_.protocol.early_stop_margin) * rival->median : 0;
+  GiveUp give_up = [limit](const std::vector<double>& ms) {
+    return int(ms.size()) >= kGiveUpRuns && *std::min_element(ms.begin(), ms.end()) > limit;
+  };
   std::vector<Tensor> inputs;
   std::vector<const void*> in_ptrs;
   for (size_t k = 0; k < args.in_shapes.size(); ++k) {
@@ -172,17 +236,39 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Impl* impl) {
   }
   Tensor out = Tensor::create(prim->output_shape(), prim->output_dtype(), args.desc.layout_out);
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
-  for (auto& p : prims) LW_RETURN_IF_ERROR(p->setup(in_ptrs, out.data(), workspace.data()));
+  LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
   WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
-  size_t next = 0;
-  {
-    ScopedPin pin;
-    LW_RETURN_IF_ERROR(measure(
-        o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm));
+  ScopedPin pin;
+  bool gave_up = false;
+  if (rival && prims.size() > 1) {
+    // A short probe on the one copy before packing the others (the cost of a big layer's
+    // profile). Its weights come from the shared cache, not memory: if anything faster than
+    // inside the network, so a min that already loses still loses.
+    Protocol probe = o_.protocol;
+    probe.runs = probe.max_runs = kGiveUpRuns;
+    LW_RETURN_IF_ERROR(measure(probe, [&] { return prim->run(); }, &impl->latency_ms, &warm, &give_up, &gave_up));
   }
-  impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
-                        int64_t(prim->output_bytes())};
+  if (!gave_up) {
+    for (size_t k = 1; k < prims.size(); ++k) {
+      LW_RETURN_IF_ERROR(reg_.create(args, &prims[k]));
+      LW_RETURN_IF_ERROR(prims[k]->setup(in_ptrs, out.data(), workspace.data()));
+    }
+    size_t next = 0;
+    LW_RETURN_IF_ERROR(measure(
+        o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm,
+        rival ? &give_up : nullptr, &gave_up));
+  }
+  if (gave_up) {
+    char why[300];
+    std::snprintf(why, sizeof why,
+                  "early stop: fastest of %d runs %.4g ms > (1 + %.2g) x %.4g ms, the median of %s (same formats "
+                  "and fusion, no more memory)",
+                  impl->latency_ms.runs, impl->latency_ms.min, o_.protocol.early_stop_margin, rival->median,
+                  rival->name.c_str());
+    impl->status = ImplStatus::kSkipped;
+    impl->reason = why;
+  }
   return Status::ok();
 }
 
@@ -221,13 +307,45 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
   return impl;
 }
 
+// Wanted candidates in the order to measure them: by their standing on the last layer of
+// the same kind (unknown ones first, as they may be fast), registry order among equals.
+std::vector<size_t> Profiler::likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const {
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t k = 0; k < cands.size(); ++k) {
+    if (!wanted(cands[k].desc, o_)) continue;
+    auto it = rank_.find({int(kind), cands[k].desc.name()});
+    order.emplace_back(it == rank_.end() ? 0.0 : it->second, k);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<size_t> idx;
+  for (const auto& o : order) idx.push_back(o.second);
+  return idx;
+}
+
 Status Profiler::measure_layer(int i, Lut& lut) {
   const Layer& layer = net_.layers[i];
-  for (const auto& c : reg_.candidates(net_, i)) {
-    if (!wanted(c.desc, o_)) continue;
+  const std::vector<Candidate> cands = reg_.candidates(net_, i);
+  std::vector<size_t> order = likely_fastest_first(layer.kind, cands);
+  std::map<size_t, Impl> measured;  // by candidate index: the LUT keeps registry order
+  rivals_.clear();
+  for (size_t k : order) {
+    const Candidate& c = cands[k];
     report(i, c.desc.name());
-    lut.layers[i].impls.push_back(measure_impl(i, c.desc, c.supported, lut));
+    Impl impl = measure_impl(i, c.desc, c.supported, lut);
+    if (impl.ok() && !impl.is_fused_consumer())
+      rivals_[group_of(impl)].push_back(
+          {impl.latency_ms.median, impl.memory_bytes.weights, impl.memory_bytes.workspace, impl.name});
+    measured[k] = std::move(impl);
     done_ += c.supported.is_ok();
+  }
+  for (auto& [k, impl] : measured) {
+    if (impl.status == ImplStatus::kOk || impl.status == ImplStatus::kSkipped) {
+      double best = 0;
+      for (const Rival& r : rivals_[group_of(impl)]) best = best > 0 ? std::min(best, r.median) : r.median;
+      double own = impl.ok() ? impl.latency_ms.median : impl.latency_ms.min;
+      if (best > 0 && !impl.is_fused_consumer()) rank_[{int(layer.kind), impl.name}] = own / best;
+    }
+    lut.layers[i].impls.push_back(std::move(impl));
   }
   bool any_ok = false;
   for (const Impl& impl : lut.layers[i].impls) any_ok |= impl.ok();
