@@ -26,7 +26,7 @@ Protocol quick_protocol() {
   p.runs = 5;
   p.max_seconds = 1.0;
   p.median_ci = 0.03;
-  p.early_stop_margin = 0.10;
+  p.early_stop_margin = 0.25;
   return p;
 }
 

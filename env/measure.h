@@ -52,7 +52,7 @@ struct WarmSet {
 
 /// The quick profile (`layerwise profile` without --exhaustive): at least 5 timed runs, then
 /// stop as soon as the CV or the median's confidence interval allows, within 1 s; early stop
-/// at a 10 % margin. Protocol{} is the paper's exhaustive protocol.
+/// at a 25 % margin. Protocol{} is the paper's exhaustive protocol.
 Protocol quick_protocol();
 
 /// Asked after every timed run with the times so far (ms); true stops the measurement there

@@ -35,11 +35,12 @@ ProfileOptions options_from(const Args& args) {
   if (o.protocol.early_stop_margin < 0 || o.protocol.median_ci < 0)
     throw UsageError("--early-stop and --median-ci must be >= 0 (0: off)");
   o.reuse_identical_layers = !args.flag("no-reuse");
+  o.audit_early_stop = args.flag("audit-early-stop");
   return o;
 }
 
 int run_profile(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "no-reuse", "warm-cache", "exhaustive"},
+  Args args(argv, {"quiet", "no-reuse", "warm-cache", "exhaustive", "audit-early-stop"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
              "out"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
@@ -79,7 +80,7 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
                "         [--libs native,openblas,xnnpack,torch] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 100] [--cv 0.05]\n"
-               "         [--median-ci 0.03] [--max-seconds 1] [--early-stop 0.1]\n"
+               "         [--median-ci 0.03] [--max-seconds 1] [--early-stop 0.25] [--audit-early-stop]\n"
                "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
@@ -87,7 +88,9 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "memory of every implementation, and every format conversion on every edge. An\n"
                "implementation whose fastest run exceeds (1 + early-stop) x the median of one with\n"
                "the same formats and fusion and no more memory cannot be chosen by any search: it\n"
-               "is stopped after 3 runs and recorded 'skipped' with the reason. --exhaustive uses\n"
+               "is stopped after 3 runs, looked at again at the end of the layer, and recorded\n"
+               "'skipped' with the reason (--audit-early-stop: measured to the end all the same,\n"
+               "to check on one LUT what the stops cost). --exhaustive uses\n"
                "the paper's protocol instead (at least 20 runs, CV rule only, --max-seconds 2, no\n"
                "early stop); the flags after it still apply. Each\n"
                "layer is flushed to <out>.partial as it is measured: run the same command again\n"

@@ -296,10 +296,13 @@ TEST_CASE("early stop: only an impl with the same formats, no less memory and a 
   o.protocol.max_seconds = 60;
   o.protocol.cold_cache = false;
 
-  for (double margin : {0.1, 0.0}) {
+  for (double margin : {0.25, 0.0}) {
+    for (bool audit : {false, true}) {
     CAPTURE(margin);
+    CAPTURE(audit);
     for (SpinImpl& s : impls) s.runs = 0;
     o.protocol.early_stop_margin = margin;
+    o.audit_early_stop = audit;
     Lut lut;
     REQUIRE(profile_network(net, reg, o, &lut).is_ok());
     const auto& got = lut.layers[1].impls;
@@ -308,11 +311,14 @@ TEST_CASE("early stop: only an impl with the same formats, no less memory and a 
       CAPTURE(got[k].name);
       bool stopped = margin > 0 && k == 1;
       CHECK(got[k].status == (stopped ? ImplStatus::kSkipped : ImplStatus::kOk));
-      CHECK(impls[k].runs == (stopped ? 3 : 12));
-      CHECK(got[k].latency_ms.runs == impls[k].runs);
+      // Stopped: 3 runs, 3 more at the second look (+ the 12 of the audit).
+      CHECK(impls[k].runs == (stopped ? 6 + 12 * audit : 12));
+      CHECK(got[k].latency_ms.runs == (stopped && !audit ? 3 : 12));
     }
     if (margin > 0) {
       CHECK(got[1].reason.find("early stop") != std::string::npos);
+      CHECK(got[1].reason.find("again at the end of the layer") != std::string::npos);
+      CHECK((got[1].reason.find("audit") != std::string::npos) == audit);
       CHECK(got[1].reason.find(got[0].name) != std::string::npos);
       CHECK(got[1].memory_bytes.workspace == 4096);  // recorded, though masked
       // The env masks it like any other impl that is not ok.
@@ -324,6 +330,7 @@ TEST_CASE("early stop: only an impl with the same formats, no less memory and a 
       REQUIRE(lut_from_json(lut_to_json(lut), "mem", &back).is_ok());
       CHECK(back.layers[1].impls[1].status == ImplStatus::kSkipped);
       CHECK(back.layers[1].impls[1].reason == got[1].reason);
+    }
     }
   }
 }
