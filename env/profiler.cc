@@ -9,6 +9,7 @@
 
 #include "env/conversion_costs.h"
 #include "env/device.h"
+#include "env/profiler_early_stop.h"
 #include "libs/ir/network_json.h"
 #include "libs/ops/thread_pool.h"
 
@@ -103,48 +104,9 @@ int64_t network_weight_floats(const Network& net) {
   return n;
 }
 
-// Early stop (Protocol::early_stop_margin), and why it cannot change what any search finds.
-//
-// The search charges an assignment the sum of its implementations' medians plus, on every
-// edge, the conversion chain from the producer's output format to the consumer's input
-// format (env/cost.h); a fused producer frees its activation. Memory objectives and budgets
-// add packed weights, workspace and output bytes. So take implementations A and B of the
-// same layer with the same input format, output format and fusion, B needing no more
-// weight and workspace bytes than A (output bytes are equal: same format and shape). Swap A
-// for B in any deployment: every conversion, every other layer and the fused activation stay
-// exactly as they were, latency changes by median(B) - median(A), and no memory figure
-// grows. If median(A) > median(B), no deployment that uses A is optimal for latency, nor
-// on any latency-memory front, so A need not be measured to the end. A could only win by
-// bringing conversions that B does not (another layout, dtype or thread set, or fusion); it
-// has none here, which is why implementations are only compared within one such group: the
-// largest conversion saving A could bring over B is zero. (Across groups the saving is
-// bounded by the chain costs between the two formats on each edge, but those are measured
-// after the layers; comparing across groups is left out rather than guessed.)
-//
-// median(A) is not known when we stop; the fastest run so far is the evidence, taken after
-// at least kGiveUpRuns runs so that one slow start cannot decide. A is abandoned when
-// min(A) > (1 + margin) x median(B): A's runs are then all well above B's typical run, so
-// its median is too. Two things can still make A's first runs slow on a busy machine: a
-// burst of load from another process (on 2 cores a 2-thread run can wait a whole time
-// slice: 20 ms for a 0.01 ms layer) and the first runs of a fresh primitive. So the stop is
-// a suspicion first: at the end of the layer, after the others were measured, A gets a
-// second look on a fresh primitive (SecondLook), and only when that also loses to the then
-// best rival is A recorded "skipped", with both comparisons as its reason; otherwise it is
-// measured to the end. The margin (default 0.25) covers the rest. Rivals are only ever
-// implementations measured to the end ("ok"); the env masks "skipped" like "unsupported".
-// --audit-early-stop measures skipped ones to the end too (status and reason kept), so one
-// LUT shows what the stops cost: the search with them masked vs unmasked, same timings.
-constexpr int kGiveUpRuns = 3;
+// Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
 enum class Look { kMayStop, kSecondLook, kToTheEnd };
 
-struct Rival {
-  double median = 0;
-  int64_t weights = 0, workspace = 0;
-  std::string name;
-};
-using GroupKey = std::tuple<int, int, bool>;  // in format, out format, fused activation
-
-GroupKey group_of(const Impl& m) { return {m.in_format, m.out_format, m.fused_activation}; }
 
 class Profiler {
  public:
@@ -156,7 +118,6 @@ class Profiler {
   Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut, Look look,
                     bool* from_cache = nullptr);
   Status time_primitive(const PrimitiveArgs& args, Look look, Impl* impl);
-  const Rival* rival_for(const Impl& impl) const;
   std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
@@ -168,7 +129,7 @@ class Profiler {
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
-  std::map<GroupKey, std::vector<Rival>> rivals_;  // ok impls of the layer being measured
+  Rivals rivals_;  // ok impls of the layer being measured
   // Per layer kind and impl name: median / best median of its group on the last layer of that
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
@@ -212,27 +173,14 @@ int Profiler::copies_for(const Layer& l) const {
   return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
 }
 
-// The fastest finished implementation that `impl` cannot beat in any search (see the comment
-// on kGiveUpRuns), or null.
-const Rival* Profiler::rival_for(const Impl& impl) const {
-  if (o_.protocol.early_stop_margin <= 0) return nullptr;
-  auto it = rivals_.find(group_of(impl));
-  if (it == rivals_.end()) return nullptr;
-  const Rival* best = nullptr;
-  for (const Rival& r : it->second)
-    if (r.weights <= impl.memory_bytes.weights && r.workspace <= impl.memory_bytes.workspace &&
-        (!best || r.median < best->median))
-      best = &r;
-  return best;
-}
-
 Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
   std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
   LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
   Primitive* prim = prims.front().get();
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
                         int64_t(prim->output_bytes())};
-  const Rival* rival = look == Look::kToTheEnd ? nullptr : rival_for(*impl);
+  const Rival* rival =
+      look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0 ? nullptr : rivals_.rival_for(*impl);
   const double limit = rival ? (1 + o_.protocol.early_stop_margin) * rival->median : 0;
   GiveUp give_up = [limit](const std::vector<double>& ms) {
     return int(ms.size()) >= kGiveUpRuns && *std::min_element(ms.begin(), ms.end()) > limit;
@@ -366,26 +314,20 @@ Status Profiler::measure_layer(int i, Lut& lut) {
   std::map<size_t, Impl> measured;  // by candidate index: the LUT keeps registry order
   std::vector<size_t> suspects;     // stopped early in this layer (not taken from the cache)
   rivals_.clear();
-  auto add_rival = [&](const Impl& impl) {
-    if (impl.ok() && !impl.is_fused_consumer())
-      rivals_[group_of(impl)].push_back(
-          {impl.latency_ms.median, impl.memory_bytes.weights, impl.memory_bytes.workspace, impl.name});
-  };
   for (size_t k : order) {
     const Candidate& c = cands[k];
     report(i, c.desc.name());
     bool cached = false;
     Impl impl = measure_impl(i, c.desc, c.supported, lut, Look::kMayStop, &cached);
-    add_rival(impl);
+    rivals_.add(impl);
     if (impl.status == ImplStatus::kSkipped && !cached) suspects.push_back(k);
     measured[k] = std::move(impl);
     done_ += c.supported.is_ok();
   }
-  for (size_t k : suspects) second_look(i, cands[k].desc, lut, &measured[k]), add_rival(measured[k]);
+  for (size_t k : suspects) second_look(i, cands[k].desc, lut, &measured[k]), rivals_.add(measured[k]);
   for (auto& [k, impl] : measured) {
     if (impl.status == ImplStatus::kOk || impl.status == ImplStatus::kSkipped) {
-      double best = 0;
-      for (const Rival& r : rivals_[group_of(impl)]) best = best > 0 ? std::min(best, r.median) : r.median;
+      double best = rivals_.best_median(impl);
       double own = impl.ok() ? impl.latency_ms.median : impl.latency_ms.min;
       if (best > 0 && !impl.is_fused_consumer()) rank_[{int(layer.kind), impl.name}] = own / best;
     }
