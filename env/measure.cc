@@ -24,7 +24,8 @@ nlohmann::json Protocol::to_json() const {
 Protocol quick_protocol() {
   Protocol p;
   p.runs = 5;
-  p.max_seconds = 1.0;
+  p.max_runs = 50;
+  p.max_seconds = 0.5;
   p.median_ci = 0.03;
   p.early_stop_margin = 0.25;
   return p;

@@ -51,7 +51,8 @@ struct WarmSet {
 };
 
 /// The quick profile (`layerwise profile` without --exhaustive): at least 5 timed runs, then
-/// stop as soon as the CV or the median's confidence interval allows, within 1 s; early stop
+/// stop as soon as the CV or the median's confidence interval allows, at most 50 runs or
+/// 0.5 s; early stop
 /// at a 25 % margin. Protocol{} is the paper's exhaustive protocol.
 Protocol quick_protocol();
 

@@ -79,8 +79,8 @@ int run_profile(const std::vector<std::string>& argv) {
 Registrar reg({"profile", "measure every implementation of every layer on this device (LUT)",
                "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
                "         [--libs native,openblas,xnnpack,torch] [--threads 1,2]\n"
-               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 100] [--cv 0.05]\n"
-               "         [--median-ci 0.03] [--max-seconds 1] [--early-stop 0.25] [--audit-early-stop]\n"
+               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 50] [--cv 0.05]\n"
+               "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
                "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"

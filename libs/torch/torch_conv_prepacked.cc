@@ -5,16 +5,17 @@
 // header for these ops' context class, so both are called through the dispatcher (boxed)
 // and the context is kept as an opaque IValue.
 //
-// at::mkldnn_convolution on dense weights (libs/torch/torch_ops_f32.cc, the path it
-// replaces; bench_int8 still times it as the baseline) reorders the weights on every call and returns a fresh tensor that was
-// copied into our buffer. conv2d_run also returns a fresh tensor, and 1.13 exports no out=
-// form of it, so OutputRedirect hands LibTorch our buffer as that tensor's storage.
+// The path it replaces, at::mkldnn_convolution on dense weights (libs/torch/torch_ops_f32.cc;
+// bench_int8 still times it as the baseline), reorders the weights on every call and returns
+// a fresh tensor that was copied into our buffer. conv2d_run also returns a fresh tensor,
+// and 1.13 exports no out= form of it, so OutputRedirect hands LibTorch our buffer as that
+// tensor's storage. Only relu runs inside the primitive: 1.13's prepack accepts the
+// attributes "none" and "relu"; other fused activations follow in place on our buffer.
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/CPUAllocator.h>
 
 #include <atomic>
-#include <mutex>
 
 #include "libs/torch/torch_ops_aten.h"
 
@@ -161,6 +162,9 @@ class PrepackedConv : public Primitive {
   void pack(const Shape& s) {
     static const c10::OperatorHandle op =
         c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_prepack", "");
+    // oneDNN sizes its blocking and thread partition when the primitive is created: create it
+    // under the thread count it will run with.
+    set_threads(desc_.threads);
     const Window& w = layer_.window;
     Shape padded = s;
     std::vector<int64_t> pad{w.pad_top, w.pad_left};
