@@ -124,7 +124,7 @@ Status parse_impl(const Reader& r, const json& j, const std::string& p, int n_fo
   if (status == s) m->status = ImplStatus::e, known = true;
 #include "env/impl_status.inc"
 #undef X
-  if (!known) return r.err(p + "/status", "expected ok, unsupported or failed");
+  if (!known) return r.err(p + "/status", "expected ok, unsupported, failed or skipped");
   LW_RETURN_IF_ERROR(r.string(j, "reason", p, &m->reason, false));
   const std::string lp = p + "/latency_ms", mp = p + "/memory_bytes";
   const json* lat = r.field(j, "latency_ms");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <unistd.h>
 
@@ -11,8 +12,33 @@
 namespace lw {
 
 nlohmann::json Protocol::to_json() const {
-  return {{"warmup", warmup}, {"runs", runs}, {"cv_threshold", cv_threshold}, {"max_runs", max_runs},
-          {"max_seconds", max_seconds}, {"statistic", "median"}, {"cache", cold_cache ? "cold-private" : "warm"}};
+  nlohmann::json j = {{"warmup", warmup},           {"runs", runs},           {"cv_threshold", cv_threshold},
+                      {"max_runs", max_runs},       {"max_seconds", max_seconds}, {"statistic", "median"},
+                      {"cache", cold_cache ? "cold-private" : "warm"}};
+  // Absent when off, so LUTs (and LUT cache keys) of the paper protocol keep their text.
+  if (median_ci > 0) j["median_ci"] = median_ci;
+  if (early_stop_margin > 0) j["early_stop_margin"] = early_stop_margin;
+  return j;
+}
+
+Protocol quick_protocol() {
+  Protocol p;
+  p.runs = 5;
+  p.max_runs = 50;
+  p.max_seconds = 0.5;
+  p.median_ci = 0.03;
+  p.early_stop_margin = 0.25;
+  return p;
+}
+
+double median_ci_halfwidth(const std::vector<double>& x) {
+  const size_t n = x.size();
+  if (n < 5) return std::numeric_limits<double>::infinity();
+  const double half = 0.98 * std::sqrt(double(n));
+  const size_t lo = size_t(std::max(0.0, std::floor(n / 2.0 - half)));
+  const size_t hi = std::min(n - 1, size_t(std::ceil(n / 2.0 + half)) - 1);
+  const double med = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+  return med > 0 ? 0.5 * (x[hi] - x[lo]) / med : 0;
 }
 
 bool Protocol::operator==(const Protocol& o) const { return to_json() == o.to_json(); }
@@ -75,7 +101,9 @@ void evict_private_caches(int threads) {
   if (slots > 1) park_thread_set_worker();
 }
 
-Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm) {
+Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm,
+               const GiveUp* give_up, bool* gave_up) {
+  if (gave_up) *gave_up = false;
   using clock = std::chrono::steady_clock;
   auto prepare = [&] {
     if (!p.cold_cache || !warm) return;
@@ -96,11 +124,20 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
     auto t0 = clock::now();
     LW_RETURN_IF_ERROR(fn());
     ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    if (give_up && (*give_up)(ms)) {
+      if (gave_up) *gave_up = true;
+      break;
+    }
     int n = int(ms.size());
     if (n < p.runs) continue;
     if (n >= p.max_runs) break;
     if (std::chrono::duration<double>(clock::now() - start).count() >= p.max_seconds) break;
     if (latency_stats(ms).cv <= p.cv_threshold) break;
+    if (p.median_ci > 0) {
+      std::vector<double> sorted = ms;
+      std::sort(sorted.begin(), sorted.end());
+      if (median_ci_halfwidth(sorted) <= p.median_ci) break;
+    }
   }
   *out = latency_stats(std::move(ms));
   return Status::ok();

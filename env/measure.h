@@ -28,6 +28,15 @@ struct Protocol {
   /// written by the producer; timing a layer back to back keeps its weights in L2 and read
   /// MobileNetV2's 1x1 and FC layers 1.6-2x faster than they run in the network.
   bool cold_cache = true;
+  /// Also stop (after `runs`) once the 95 % confidence interval of the median, from order
+  /// statistics, lies within +-median_ci of it (0: off). Unlike the CV it ignores the odd
+  /// slow run of a shared machine, which otherwise keeps a measurement going to its caps.
+  double median_ci = 0;
+  /// The profiler's early stop (env/profiler.cc; 0: off, every implementation measured to
+  /// the end): abandon an implementation once the fastest of its runs exceeds (1 + margin) x
+  /// the median of one it cannot beat in any search (same layer, formats and fusion, no
+  /// more memory), and record it "skipped".
+  double early_stop_margin = 0;
 
   nlohmann::json to_json() const;
   bool operator==(const Protocol& o) const;
@@ -41,10 +50,26 @@ struct WarmSet {
   bool evict = true;  // false: only read the buffers back (a network that fits in L2)
 };
 
+/// The quick profile (`layerwise profile` without --exhaustive): at least 5 timed runs, then
+/// stop as soon as the CV or the median's confidence interval allows, at most 50 runs or
+/// 0.5 s; early stop
+/// at a 25 % margin. Protocol{} is the paper's exhaustive protocol.
+Protocol quick_protocol();
+
+/// Asked after every timed run with the times so far (ms); true stops the measurement there
+/// (the profiler's early stop on an implementation that cannot be chosen).
+using GiveUp = std::function<bool(const std::vector<double>& ms)>;
+
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
 /// is preceded, untimed, by evict_private_caches(warm->threads) and a read of warm->buffers.
-/// A non-ok status from fn stops and is returned.
-Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr);
+/// A non-ok status from fn stops and is returned. With `give_up`, *gave_up says whether it
+/// stopped the measurement (out then holds the runs made so far).
+Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr,
+               const GiveUp* give_up = nullptr, bool* gave_up = nullptr);
+
+/// Relative half-width of the ~95 % confidence interval of the median of `sorted` (ranks
+/// n/2 -+ 0.98 sqrt(n), distribution-free); infinity below 5 samples.
+double median_ci_halfwidth(const std::vector<double>& sorted);
 
 /// Bytes of one core's private data caches (L1d + L2), from sysconf (2 MiB + 48 KiB if unknown).
 size_t private_cache_bytes();

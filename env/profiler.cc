@@ -5,9 +5,11 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "env/conversion_costs.h"
 #include "env/device.h"
+#include "env/profiler_early_stop.h"
 #include "libs/ir/network_json.h"
 #include "libs/ops/thread_pool.h"
 
@@ -102,6 +104,10 @@ int64_t network_weight_floats(const Network& net) {
   return n;
 }
 
+// Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
+enum class Look { kMayStop, kSecondLook, kToTheEnd };
+
+
 class Profiler {
  public:
   Profiler(const Network& net, const Registry& reg, const ProfileOptions& o) : net_(net), reg_(reg), o_(o) {}
@@ -109,8 +115,12 @@ class Profiler {
 
  private:
   Status measure_layer(int i, Lut& lut);
-  Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut);
-  Status time_primitive(const PrimitiveArgs& args, Impl* impl);
+  Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut, Look look,
+                    bool* from_cache = nullptr);
+  Status time_primitive(const PrimitiveArgs& args, Look look, Impl* impl);
+  std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
+  void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
+  std::string cache_key(int i, const ImplDesc& d) const;
   int copies_for(const Layer& l) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
@@ -119,6 +129,10 @@ class Profiler {
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
+  Rivals rivals_;  // ok impls of the layer being measured
+  // Per layer kind and impl name: median / best median of its group on the last layer of that
+  // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
+  std::map<std::pair<int, std::string>, double> rank_;
   const int64_t net_weights_ = network_weight_floats(net_);
   clock_type::time_point start_ = clock_type::now();
   int64_t done_ = 0, total_ = 0;
@@ -159,10 +173,18 @@ int Profiler::copies_for(const Layer& l) const {
   return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
 }
 
-Status Profiler::time_primitive(const PrimitiveArgs& args, Impl* impl) {
+Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
   std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
-  for (auto& p : prims) LW_RETURN_IF_ERROR(reg_.create(args, &p));
+  LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
   Primitive* prim = prims.front().get();
+  impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
+                        int64_t(prim->output_bytes())};
+  const Rival* rival =
+      look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0 ? nullptr : rivals_.rival_for(*impl);
+  const double limit = rival ? (1 + o_.protocol.early_stop_margin) * rival->median : 0;
+  GiveUp give_up = [limit](const std::vector<double>& ms) {
+    return int(ms.size()) >= kGiveUpRuns && *std::min_element(ms.begin(), ms.end()) > limit;
+  };
   std::vector<Tensor> inputs;
   std::vector<const void*> in_ptrs;
   for (size_t k = 0; k < args.in_shapes.size(); ++k) {
@@ -172,21 +194,53 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Impl* impl) {
   }
   Tensor out = Tensor::create(prim->output_shape(), prim->output_dtype(), args.desc.layout_out);
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
-  for (auto& p : prims) LW_RETURN_IF_ERROR(p->setup(in_ptrs, out.data(), workspace.data()));
+  LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
   WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
-  size_t next = 0;
-  {
-    ScopedPin pin;
-    LW_RETURN_IF_ERROR(measure(
-        o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm));
+  ScopedPin pin;
+  bool gave_up = false;
+  if (rival && (prims.size() > 1 || look == Look::kSecondLook)) {
+    // A short probe on the one copy before packing the others (the cost of a big layer's
+    // profile). Its weights come from the shared cache, not memory: if anything faster than
+    // inside the network, so a min that already loses still loses.
+    Protocol probe = o_.protocol;
+    probe.runs = probe.max_runs = kGiveUpRuns;
+    LW_RETURN_IF_ERROR(measure(probe, [&] { return prim->run(); }, &impl->latency_ms, &warm, &give_up, &gave_up));
   }
-  impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
-                        int64_t(prim->output_bytes())};
+  if (!gave_up) {
+    for (size_t k = 1; k < prims.size(); ++k) {
+      LW_RETURN_IF_ERROR(reg_.create(args, &prims[k]));
+      LW_RETURN_IF_ERROR(prims[k]->setup(in_ptrs, out.data(), workspace.data()));
+    }
+    // One untimed run of every copy: some primitives finish their setup in their first run
+    // (LibTorch's quantized oneDNN conv ran 2x slower until then), and the protocol's warm-up
+    // reaches only the first copy, so short measurements timed first runs only.
+    for (size_t k = 1; k < prims.size(); ++k) LW_RETURN_IF_ERROR(prims[k]->run());
+    size_t next = 0;
+    LW_RETURN_IF_ERROR(measure(
+        o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm,
+        rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
+  }
+  if (gave_up) {
+    char why[300];
+    std::snprintf(why, sizeof why, "fastest of %d runs %.4g ms > (1 + %.2g) x %.4g ms, the median of %s",
+                  impl->latency_ms.runs, impl->latency_ms.min, o_.protocol.early_stop_margin, rival->median,
+                  rival->name.c_str());
+    impl->status = ImplStatus::kSkipped;
+    impl->reason = why;
+  }
   return Status::ok();
 }
 
-Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut) {
+std::string Profiler::cache_key(int i, const ImplDesc& d) const {
+  LayerKind fuse = fusable_activation(net_, i);
+  return layer_signature(net_.layers[i], input_shapes(net_, i), d.fused_activation ? fuse : LayerKind::kInput) + "|" +
+         d.name();
+}
+
+Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut, Look look,
+                            bool* from_cache) {
+  if (from_cache) *from_cache = false;
   const Layer& layer = net_.layers[i];
   Impl impl;
   impl.name = d.name();
@@ -208,11 +262,14 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
   }
   auto in = input_shapes(net_, i);
   LayerKind fuse = fusable_activation(net_, i);
-  std::string key = layer_signature(layer, in, d.fused_activation ? fuse : LayerKind::kInput) + "|" + impl.name;
-  if (o_.reuse_identical_layers && cache_.count(key)) return cache_[key];
+  const std::string key = cache_key(i, d);
+  if (o_.reuse_identical_layers && look == Look::kMayStop && cache_.count(key)) {
+    if (from_cache) *from_cache = true;
+    return cache_[key];
+  }
   Layer fused_layer = d.fused_activation ? runtime_fusion_layer(layer, fuse) : layer;
   PrimitiveArgs args{d, &fused_layer, in, std::vector<QuantParams>(in.size(), kTimingQuant), kTimingQuant};
-  Status s = time_primitive(args, &impl);
+  Status s = time_primitive(args, look, &impl);
   if (!s.is_ok()) {
     impl.status = ImplStatus::kFailed;
     impl.reason = s.message();
@@ -221,13 +278,64 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
   return impl;
 }
 
+// The end-of-layer check of an implementation stopped early (see the comment on kGiveUpRuns):
+// skipped only when a fresh probe loses again, to the best rival of the whole layer.
+void Profiler::second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first) {
+  report(i, d.name() + " (second look)");
+  Impl again = measure_impl(i, d, Status::ok(), lut, Look::kSecondLook);
+  if (again.status == ImplStatus::kSkipped) {
+    again.reason = "early stop (same formats and fusion, no more memory): " + first->reason + "; again at the end " +
+                   "of the layer: " + again.reason;
+    if (o_.audit_early_stop) {
+      Impl full = measure_impl(i, d, Status::ok(), lut, Look::kToTheEnd);
+      again.latency_ms = full.latency_ms;
+      again.reason = "audit, measured to the end: " + again.reason;
+    }
+  }
+  *first = again;
+  cache_[cache_key(i, d)] = *first;
+}
+
+// Wanted candidates in the order to measure them: by their standing on the last layer of
+// the same kind (unknown ones first, as they may be fast), registry order among equals.
+std::vector<size_t> Profiler::likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const {
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t k = 0; k < cands.size(); ++k) {
+    if (!wanted(cands[k].desc, o_)) continue;
+    auto it = rank_.find({int(kind), cands[k].desc.name()});
+    order.emplace_back(it == rank_.end() ? 0.0 : it->second, k);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<size_t> idx;
+  for (const auto& o : order) idx.push_back(o.second);
+  return idx;
+}
+
 Status Profiler::measure_layer(int i, Lut& lut) {
   const Layer& layer = net_.layers[i];
-  for (const auto& c : reg_.candidates(net_, i)) {
-    if (!wanted(c.desc, o_)) continue;
+  const std::vector<Candidate> cands = reg_.candidates(net_, i);
+  std::vector<size_t> order = likely_fastest_first(layer.kind, cands);
+  std::map<size_t, Impl> measured;  // by candidate index: the LUT keeps registry order
+  std::vector<size_t> suspects;     // stopped early in this layer (not taken from the cache)
+  rivals_.clear();
+  for (size_t k : order) {
+    const Candidate& c = cands[k];
     report(i, c.desc.name());
-    lut.layers[i].impls.push_back(measure_impl(i, c.desc, c.supported, lut));
+    bool cached = false;
+    Impl impl = measure_impl(i, c.desc, c.supported, lut, Look::kMayStop, &cached);
+    rivals_.add(impl);
+    if (impl.status == ImplStatus::kSkipped && !cached) suspects.push_back(k);
+    measured[k] = std::move(impl);
     done_ += c.supported.is_ok();
+  }
+  for (size_t k : suspects) second_look(i, cands[k].desc, lut, &measured[k]), rivals_.add(measured[k]);
+  for (auto& [k, impl] : measured) {
+    if (impl.status == ImplStatus::kOk || impl.status == ImplStatus::kSkipped) {
+      double best = rivals_.best_median(impl);
+      double own = impl.ok() ? impl.latency_ms.median : impl.latency_ms.min;
+      if (best > 0 && !impl.is_fused_consumer()) rank_[{int(layer.kind), impl.name}] = own / best;
+    }
+    lut.layers[i].impls.push_back(std::move(impl));
   }
   bool any_ok = false;
   for (const Impl& impl : lut.layers[i].impls) any_ok |= impl.ok();

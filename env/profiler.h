@@ -30,6 +30,10 @@ struct ProfileOptions {
   /// Identical layers (same kind, parameters and shapes) share one measurement per
   /// implementation: ResNet-50 repeats most of its blocks.
   bool reuse_identical_layers = true;
+  /// Implementations stopped early (Protocol::early_stop_margin) are measured to the end as
+  /// well, keeping status "skipped": one LUT then shows, on the same timings, whether the
+  /// stops changed what the search finds. Costs the time the stops save.
+  bool audit_early_stop = false;
   std::string out_path;               // LUT path; "<out_path>.partial" holds the checkpoint
   std::function<void(const ProfileProgress&)> progress;
   /// Polled between layers (e.g. set by SIGINT): when true, the profiler stops after the

@@ -9,8 +9,8 @@
 
 namespace lw::cli {
 
-inline Protocol protocol_from_args(const Args& args) {
-  Protocol p;
+/// `base`: the protocol the flags start from (profile's quick one unless --exhaustive).
+inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.warmup = args.get_int("warmup", p.warmup);
   p.runs = args.get_int("runs", p.runs);
   p.max_runs = std::max(p.runs, args.get_int("max-runs", p.max_runs));

@@ -2,6 +2,10 @@
 // on ResNet-50 / MobileNetV2 conv shapes, thread sets 1 and 2; plus the cost of switching
 // LibTorch's thread count, which every torch primitive pays inside run().
 //   ./build/tests/bench_int8 --benchmark_min_time=0.2
+// Each torch f32 oneDNN conv (weights prepacked once, output written in place) is followed
+// by `<name>/dense`, the path it replaced (at::mkldnn_convolution on dense weights: weights
+// reordered on every call, output copied), so before and after run side by side:
+//   ./build/tests/bench_int8 --benchmark_filter='f32_torch_onednn' --benchmark_min_time=0.2
 // Weights are random; int8 params are fixed plausible ranges (latency does not depend on
 // the values). Packing happens outside the timed loop, as in the profiler.
 #include <ATen/Parallel.h>
@@ -12,6 +16,7 @@
 #include "libs/ops/thread_pool.h"
 #include "libs/quant/quant.h"
 #include "libs/torch/torch_backend.h"
+#include "libs/torch/torch_ops_common.h"
 #include "libs/xnnpack/xnnpack.h"
 
 using namespace lw;
@@ -28,6 +33,7 @@ const ConvShape kShapes[] = {
     {"r50_conv3_3x3_s2", 128, 56, 56, 128, 3, 2, 1}, {"r50_conv5_3x3", 512, 7, 7, 512, 3, 1, 1},
     {"mv2_expand_1x1", 24, 56, 56, 144, 1, 1, 1},    {"mv2_dw_3x3", 144, 56, 56, 144, 3, 1, 144},
     {"mv2_dw_3x3_s2", 144, 56, 56, 144, 3, 2, 144},  {"mv2_project_1x1", 144, 28, 28, 32, 1, 1, 1},
+    {"r50_conv5_1x1_expand", 512, 7, 7, 2048, 1, 1, 1},
 };
 const char* kImpls[] = {
     "conv2d_nhwc_f32_xnnpack_default",  "conv2d_nhwc_int8_xnnpack_default", "conv2d_nhwc_int8_xnnpack_qc8",
@@ -63,14 +69,17 @@ Layer conv_layer(const ConvShape& s) {
   return l;
 }
 
-void BM_conv(benchmark::State& st, ConvShape s, std::string impl) {
+// dense: the torch f32 oneDNN conv as it was before prepacking (the baseline).
+void BM_conv(benchmark::State& st, ConvShape s, std::string impl, bool dense) {
   ImplDesc d;
   if (!parse_impl_name(impl, &d).is_ok()) return st.SkipWithError("bad name");
   ScopedPin pin;
   Layer l = conv_layer(s);
   Shape in{1, s.c, s.h, s.w};
   std::unique_ptr<Primitive> p;
-  Status ok = registry().create({d, &l, {in}, {choose_quant_params(-1.f, 1.f)}, choose_quant_params(-4.f, 4.f)}, &p);
+  PrimitiveArgs args{d, &l, {in}, {choose_quant_params(-1.f, 1.f)}, choose_quant_params(-4.f, 4.f)};
+  Status ok = dense ? torch_ops::create_conv_f32(args, &p) : registry().create(args, &p);
+  if (ok.is_ok()) ok = p->reshape({in});
   if (!ok.is_ok()) return st.SkipWithError(ok.message().c_str());
   Tensor x = Tensor::create(in, d.dtype_in, d.layout_in), y = Tensor::create(p->output_shape(), d.dtype_out, d.layout_out);
   // Real values (a byte pattern would make f32 denormals, which x86 computes very slowly).
@@ -113,9 +122,13 @@ int main(int argc, char** argv) {
     for (const char* impl : kImpls)
       for (int t : {1, 2}) {
         std::string name = std::string(impl) + "_t" + std::to_string(t);
-        benchmark::RegisterBenchmark((std::string("conv/") + s.name + "/" + name).c_str(), BM_conv, s, name)
-            ->Unit(benchmark::kMicrosecond)
-            ->UseRealTime();
+        for (bool dense : {false, true}) {
+          if (dense && name.find("f32_torch_onednn") == std::string::npos) continue;
+          std::string label = std::string("conv/") + s.name + "/" + name + (dense ? "/dense" : "");
+          benchmark::RegisterBenchmark(label.c_str(), BM_conv, s, name, dense)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
+        }
       }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "libs/torch/torch_backend.h"
+#include "libs/torch/torch_ops_common.h"
 #include "tests/test_quant_testers.h"
 
 using namespace lw;
@@ -38,6 +39,8 @@ TEST_CASE("torch conv2d f32 (default and onednn, NCHW and channels-last) on awkw
     CHECK(supported == int(shapes.size()));  // asymmetric padding is padded explicitly
   }
   CHECK(descs == 16);  // {default, onednn} x {nchw, nhwc} x {plain, fused} x 2 thread sets
+  // The prepacked oneDNN convs wrote every output straight into the tester's buffer.
+  CHECK(torch_ops::prepacked_output_copies() == 0);
 }
 
 TEST_CASE("torch conv2d int8 through QNNPACK and oneDNN, per-tensor and per-channel weights") {

@@ -39,7 +39,7 @@ void register_torch(Registry& r) {
   torch_ops::prepare_threads(1);
   const Variant variants[] = {
       {LayerKind::kConv2d, Algorithm::kDefault, DType::kF32, supports_common, create_conv_f32},
-      {LayerKind::kConv2d, Algorithm::kOnednn, DType::kF32, supports_common, create_conv_f32},
+      {LayerKind::kConv2d, Algorithm::kOnednn, DType::kF32, supports_common, create_conv_f32_prepacked},
       {LayerKind::kFullyConnected, Algorithm::kDefault, DType::kF32, supports_common, create_fc_f32},
       {LayerKind::kConv2d, Algorithm::kQnnpack, DType::kI8, supports_conv_int8, create_conv_int8},
       {LayerKind::kConv2d, Algorithm::kOnednn, DType::kI8, supports_conv_int8, create_conv_int8},

@@ -5,7 +5,13 @@
 
 namespace lw::torch_ops {
 
+/// at::conv2d, or (algorithm onednn) at::mkldnn_convolution on dense weights: the
+/// pre-packing path, kept as bench_int8's baseline.
 Status create_conv_f32(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+/// oneDNN through LibTorch's prepacked conv ops: weights reordered once, output in our buffer.
+Status create_conv_f32_prepacked(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
+/// Runs of the prepacked conv whose output LibTorch did not place in our buffer (copied).
+int64_t prepacked_output_copies();
 Status create_fc_f32(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
 Status create_conv_int8(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
 

@@ -1,12 +1,15 @@
-// LibTorch f32 conv2d (at::conv2d, at::mkldnn_convolution) and fully-connected (addmm),
-// NCHW and channels-last, plus the thread-set handling shared with the int8 file.
+// LibTorch f32 conv2d through at::conv2d (the library's own choice of algorithm) and
+// fully-connected (addmm), NCHW and channels-last, plus the thread-set handling shared with
+// the int8 file. create_conv_f32 with the onednn algorithm is the pre-packing path
+// (at::mkldnn_convolution on dense weights: a weight reorder per call, output copied), no
+// longer registered (torch_conv_prepacked.cc replaced it) but timed by bench_int8 as the baseline.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <pthread.h>
 #include <sched.h>
 
 #include "libs/ops/thread_pool.h"
-#include "libs/torch/torch_ops_common.h"
+#include "libs/torch/torch_ops_aten.h"
 
 namespace lw::torch_ops {
 
@@ -30,17 +33,9 @@ void prepare_threads(int threads) {
   });
 }
 
-namespace {
-
-std::vector<int64_t> sizes(const Shape& s) { return {s.n, s.c, s.h, s.w}; }
-std::vector<int64_t> strides(const Shape& s, Layout l) {
+std::vector<int64_t> layout_strides(const Shape& s, Layout l) {
   if (l == Layout::kNCHW) return {int64_t(s.c) * s.h * s.w, int64_t(s.h) * s.w, s.w, 1};
   return {int64_t(s.c) * s.h * s.w, 1, int64_t(s.w) * s.c, s.c};
-}
-
-// Wraps our buffer (no copy); the tensor never owns it.
-at::Tensor wrap(const void* p, const Shape& s, Layout l) {
-  return at::from_blob(const_cast<void*>(p), sizes(s), strides(s, l), at::TensorOptions().dtype(at::kFloat));
 }
 
 void apply_activation_(at::Tensor& y, LayerKind act) {
@@ -52,6 +47,14 @@ void apply_activation_(at::Tensor& y, LayerKind act) {
     case LayerKind::kSigmoid: at::sigmoid_(y); break;
     default: break;
   }
+}
+
+namespace {
+
+// Wraps our buffer (no copy); the tensor never owns it.
+at::Tensor wrap(const void* p, const Shape& s, Layout l) {
+  return at::from_blob(const_cast<void*>(p), {s.n, s.c, s.h, s.w}, layout_strides(s, l),
+                       at::TensorOptions().dtype(at::kFloat));
 }
 
 class TorchPrim : public Primitive {

@@ -1,0 +1,72 @@
+/// \file
+/// The profiler's early stop (Protocol::early_stop_margin): which finished implementation a
+/// slower one is compared with, and why that comparison cannot change what a search finds.
+#pragma once
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "env/lut.h"
+
+namespace lw {
+
+// Early stop (Protocol::early_stop_margin), and why it cannot change what any search finds.
+//
+// The search charges an assignment the sum of its implementations' medians plus, on every
+// edge, the conversion chain from the producer's output format to the consumer's input
+// format (env/cost.h); a fused producer frees its activation. Memory objectives and budgets
+// add packed weights, workspace and output bytes. So take implementations A and B of the
+// same layer with the same input format, output format and fusion, B needing no more
+// weight and workspace bytes than A (output bytes are equal: same format and shape). Swap A
+// for B in any deployment: every conversion, every other layer and the fused activation stay
+// exactly as they were, latency changes by median(B) - median(A), and no memory figure
+// grows. If median(A) > median(B), no deployment that uses A is optimal for latency, nor
+// on any latency-memory front, so A need not be measured to the end. A could only win by
+// bringing conversions that B does not (another layout, dtype or thread set, or fusion); it
+// has none here, which is why implementations are only compared within one such group: the
+// largest conversion saving A could bring over B is zero. (Across groups the saving is
+// bounded by the chain costs between the two formats on each edge, but those are measured
+// after the layers; comparing across groups is left out rather than guessed.)
+//
+// median(A) is not known when we stop; the fastest run so far is the evidence, taken after
+// at least kGiveUpRuns runs so that one slow start cannot decide. A is abandoned when
+// min(A) > (1 + margin) x median(B): A's runs are then all well above B's typical run, so
+// its median is too. Two things can still make A's first runs slow on a busy machine: a
+// burst of load from another process (on 2 cores a 2-thread run can wait a whole time
+// slice: 20 ms for a 0.01 ms layer) and the first runs of a fresh primitive. So the stop is
+// a suspicion first: at the end of the layer, after the others were measured, A gets a
+// second look on a fresh primitive (SecondLook), and only when that also loses to the then
+// best rival is A recorded "skipped", with both comparisons as its reason; otherwise it is
+// measured to the end. The margin (default 0.25) covers the rest. Rivals are only ever
+// implementations measured to the end ("ok"); the env masks "skipped" like "unsupported".
+// --audit-early-stop measures skipped ones to the end too (status and reason kept), so one
+// LUT shows what the stops cost: the search with them masked vs unmasked, same timings.
+constexpr int kGiveUpRuns = 3;
+
+/// An implementation measured to the end ("ok"): what a slower one is compared with.
+struct Rival {
+  double median = 0;
+  int64_t weights = 0, workspace = 0;
+  std::string name;
+};
+
+/// The finished implementations of one layer, grouped by input format, output format and fusion.
+class Rivals {
+ public:
+  void clear() { groups_.clear(); }
+  /// Adds `impl` when it is ok and runs (not a fused consumer).
+  void add(const Impl& impl);
+  /// The fastest finished implementation of impl's group needing no more weight and
+  /// workspace bytes than it (the only ones it cannot beat in any search), or null.
+  const Rival* rival_for(const Impl& impl) const;
+  /// Best median of impl's group (0 when empty).
+  double best_median(const Impl& impl) const;
+
+ private:
+  using GroupKey = std::tuple<int, int, bool>;  // in format, out format, fused activation
+  static GroupKey group_of(const Impl& m) { return {m.in_format, m.out_format, m.fused_activation}; }
+  std::map<GroupKey, std::vector<Rival>> groups_;
+};
+
+}  // namespace lw
