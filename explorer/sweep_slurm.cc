@@ -178,8 +178,9 @@ void run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o) {
   std::map<std::pair<std::string, int>, std::vector<int>> groups;
   for (int i : todo) groups[{p.cells[i].device, cpus_of(p, p.cells[i])}].push_back(i);
   for (const auto& [key, cells] : groups) {
+    const std::string& kind = key.first;  // a named copy: clang 14 cannot capture a structured binding
     const DeviceKind& d = *std::find_if(p.cfg.devices.begin(), p.cfg.devices.end(),
-                                        [&](const DeviceKind& k) { return k.name == key.first; });
+                                        [&](const DeviceKind& k) { return k.name == kind; });
     std::vector<int> luts;
     std::set<std::string> after;
     for (int l : luts_to_profile(p, cells, o.resubmit_failed)) {
