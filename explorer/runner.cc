@@ -18,6 +18,7 @@
 #include "explorer/stages.h"
 #include "explorer/run_report.h"
 #include "explorer/search_io.h"
+#include "libs/core/hash.h"
 #include "libs/exec/backends.h"
 #include "libs/ir/network_json.h"
 #include "libs/zoo/zoo_builder.h"
@@ -29,13 +30,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string fnv_hex(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 std::string timestamp() {
   char t[32];
@@ -96,7 +90,7 @@ void finish_stage(Run& r, const char* stage) {
 
 void open_run_dir(Run& r, const std::string& config_path) {
   json resolved = resolved_config(r.cfg);
-  std::string hash = fnv_hex(resolved.dump());
+  std::string hash = fnv1a_hex(resolved.dump());
   std::error_code ec;
   fs::create_directories(r.cfg.output_dir, ec);
   if (ec) throw UsageError("cannot create " + r.cfg.output_dir + ": " + ec.message());
@@ -147,7 +141,7 @@ namespace {
 // (the device is checked inside the file).
 std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const ProfileOptions& o) {
   json key = {{"libraries", c.libraries}, {"threads", c.threads}, {"protocol", o.protocol.to_json()}};
-  return c.output_dir + "/luts/" + net.name + "__" + model_hash(net) + "__" + fnv_hex(key.dump()).substr(0, 8) +
+  return c.output_dir + "/luts/" + net.name + "__" + model_hash(net) + "__" + fnv1a_hex(key.dump()).substr(0, 8) +
          ".lut.json";
 }
 

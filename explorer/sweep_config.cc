@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "explorer/sweep.h"
+#include "libs/core/hash.h"
 #include "libs/core/json_reader.h"
 #include "libs/ir/network_json.h"
 
@@ -37,13 +38,6 @@ constexpr const char* kMem = "mem";
 // Keys the sweep itself sets in every cell: an axis may not vary them.
 const char* const kOwnedPaths[] = {"/output_dir", "/profile/lut"};
 
-std::string fnv_hex(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 // What sweep.csv shows for an axis value: a model file by its stem, an agent by its name.
 std::string label_of(const json& v) {
@@ -202,7 +196,7 @@ std::string lut_path(const SweepConfig& c, const json& resolved, const std::stri
   json k = {{"model", resolved["model"]}, {"device", resolved["device"]}, {"profile", resolved["profile"]},
             {"kind", device}};
   return c.lut_dir + "/" + fs::path(resolved["model"].get<std::string>()).stem().string() + "__" + device + "__" +
-         fnv_hex(k.dump()).substr(0, 8) + ".lut.json";
+         fnv1a_hex(k.dump()).substr(0, 8) + ".lut.json";
 }
 
 // Every axis value is checked alone first, so an error names the value that caused it.

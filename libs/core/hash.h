@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace lw {
@@ -18,5 +20,12 @@ inline uint64_t fnv1a(const void* data, size_t n, uint64_t h = kFnv1aOffset) {
   return h;
 }
 inline uint64_t fnv1a(std::string_view s, uint64_t h = kFnv1aOffset) { return fnv1a(s.data(), s.size(), h); }
+
+/// FNV-1a of `s` as 16 hex digits (run directories, LUT cache names, sweep cells).
+inline std::string fnv1a_hex(std::string_view s) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(s)));
+  return buf;
+}
 
 }  // namespace lw
