@@ -132,6 +132,11 @@ TEST_CASE("a good ONNX model is described and inferred; malformed ones give one 
   op.mutable_graph()->mutable_node(1)->set_op_type("Celu");
   check_refused(save("unsupported_op.onnx", op), "node 'relu0' (Celu, opset 13): unsupported operator");
 
+  // Found by fuzzing: a node without outputs crashed the importer.
+  onnx::ModelProto no_out = good;
+  no_out.mutable_graph()->mutable_node(1)->clear_output();
+  check_refused(save("no_output.onnx", no_out), "node 'relu0' (Relu, opset 13): no output");
+
   onnx::ModelProto attr = good;
   auto* a = attr.mutable_graph()->mutable_node(0)->add_attribute();
   a->set_name("fancy");

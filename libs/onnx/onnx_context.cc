@@ -187,6 +187,7 @@ const onnx::TensorProto* Ctx::attr_t(const std::string& name) const {
 }
 
 Status Ctx::add_layer(Layer l, std::vector<int> inputs, std::vector<int64_t> dims, int k) {
+  if (k >= node->output_size()) return bad("no output " + std::to_string(k));
   std::string base = node->name().empty() ? node->output(k) : node->name();
   if (k > 0) base += ":" + std::to_string(k);
   l.name = base;

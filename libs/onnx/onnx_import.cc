@@ -117,6 +117,8 @@ Status convert_nodes(const onnx::GraphProto& g, Ctx& ctx) {
     if (!node.domain().empty() && node.domain() != "ai.onnx") return ctx.fail("operator domain '" + node.domain() + "'");
     auto it = ops.find(node.op_type());
     if (it == ops.end()) return ctx.fail("unsupported operator");
+    // Every converter names and binds output 0 (found by fuzzing: a node without outputs).
+    if (node.output_size() < 1 || node.output(0).empty()) return ctx.bad("no output");
     for (const auto& a : node.attribute())
       if (!it->second.attributes.count(a.name())) return ctx.fail("unsupported attribute '" + a.name() + "'");
     LW_RETURN_IF_ERROR(it->second.convert(ctx));
