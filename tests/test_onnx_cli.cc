@@ -137,6 +137,16 @@ TEST_CASE("a good ONNX model is described and inferred; malformed ones give one 
   no_out.mutable_graph()->mutable_node(1)->clear_output();
   check_refused(save("no_output.onnx", no_out), "node 'relu0' (Relu, opset 13): no output");
 
+  // Found by fuzzing: a Transpose whose perm names an axis the input lacks crashed the importer.
+  onnx::ModelProto perm = good;
+  auto* tr = perm.mutable_graph()->mutable_node(1);
+  tr->set_op_type("Transpose");
+  auto* pa = tr->add_attribute();
+  pa->set_name("perm");
+  pa->set_type(onnx::AttributeProto::INTS);
+  for (int64_t axis : {0, 1, 2, 7}) pa->add_ints(axis);
+  check_refused(save("bad_perm.onnx", perm), "node 'relu0' (Transpose, opset 13): perm is not a permutation");
+
   onnx::ModelProto attr = good;
   auto* a = attr.mutable_graph()->mutable_node(0)->add_attribute();
   a->set_name("fancy");

@@ -193,6 +193,10 @@ Status transpose(Ctx& c) {
   if (perm.empty())
     for (size_t i = x->dims.size(); i-- > 0;) perm.push_back(int64_t(i));
   if (perm.size() != x->dims.size()) return c.bad("perm does not match the input rank");
+  std::vector<int64_t> sorted = perm, axes(perm.size());
+  std::sort(sorted.begin(), sorted.end());
+  std::iota(axes.begin(), axes.end(), 0);
+  if (sorted != axes) return c.bad("perm is not a permutation of the input's axes");  // found by fuzzing
   std::vector<int64_t> dims;
   for (int64_t p : perm) dims.push_back(x->dims.at(size_t(p)));
   Value v = *x;
