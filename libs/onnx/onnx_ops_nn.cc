@@ -28,6 +28,9 @@ Status window(Ctx& c, const Value& x, std::vector<int64_t> kernel, Window* w, st
   if (pads.empty()) pads.assign(2 * sp, 0);
   if (kernel.size() != sp || strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp)
     return c.bad("kernel_shape, strides, dilations or pads do not match the input rank");
+  for (size_t i = 0; i < sp; ++i)  // found by fuzzing: a zero stride divided by zero
+    if (kernel[i] < 1 || strides[i] < 1 || dil[i] < 1 || pads[i] < 0 || pads[sp + i] < 0)
+      return c.bad("kernel_shape, strides and dilations must be positive and pads not negative");
   const std::string auto_pad = c.attr_s("auto_pad", "NOTSET");
   const bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
   out->clear();
