@@ -147,6 +147,14 @@ TEST_CASE("a good ONNX model is described and inferred; malformed ones give one 
   for (int64_t axis : {0, 1, 2, 7}) pa->add_ints(axis);
   check_refused(save("bad_perm.onnx", perm), "node 'relu0' (Transpose, opset 13): perm is not a permutation");
 
+  // Found by fuzzing: a zero stride divided by zero in the importer's shape arithmetic.
+  onnx::ModelProto stride0 = good;
+  auto* st = stride0.mutable_graph()->mutable_node(0)->add_attribute();
+  st->set_name("strides");
+  st->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : {0, 0}) st->add_ints(v);
+  check_refused(save("stride0.onnx", stride0), "node 'conv0' (Conv, opset 13): kernel_shape, strides and dilations must be positive");
+
   onnx::ModelProto attr = good;
   auto* a = attr.mutable_graph()->mutable_node(0)->add_attribute();
   a->set_name("fancy");
