@@ -2,21 +2,6 @@
 
 namespace lw {
 namespace {
-constexpr int kNumKinds = 0
-#define X(e, s, lo, hi) +1
-#include "libs/ir/layer_kind.inc"
-#undef X
-    ;
-constexpr int kNumDTypes = 0
-#define X(e, s, b) +1
-#include "libs/core/dtype.inc"
-#undef X
-    ;
-constexpr int kNumLayouts = 0
-#define X(e, s, block) +1
-#include "libs/core/layout.inc"
-#undef X
-    ;
 constexpr int kNumCosts = 8;  // see write()
 }  // namespace
 
@@ -38,7 +23,7 @@ CandidateFeatures::CandidateFeatures(const DeploymentEnv& env) : env_(env), boun
           best = std::min(best, p.impl_ms[p.offset[e.consumer] + b] + p.edge_cost(e, a, b));
       ahead_[p.offset[e.producer] + a] += best < kInf ? best - layer_min_[e.consumer] : 0.0;
     }
-  size_ = kNumKinds + 2 + int(p.libraries.size()) + int(p.algorithms.size()) + kNumDTypes + 2 * kNumLayouts +
+  size_ = kNumLayerKinds + 2 + int(p.libraries.size()) + int(p.algorithms.size()) + kNumDTypes + 2 * kNumLayouts +
           int(p.thread_values.size()) + 2 + kNumCosts;
 }
 
@@ -59,7 +44,7 @@ void CandidateFeatures::write(const std::vector<int>& assign, int t, int a, doub
   std::fill(out, out + size_, 0.f);
   float* o = out;
   o[p.kind[t]] = 1.f;
-  o += kNumKinds;
+  o += kNumLayerKinds;
   *o++ = p.max_depth > 0 ? float(p.depth[t]) / float(p.max_depth) : 0.f;
   *o++ = float(t) / float(p.n);
   o[x.library] = 1.f, o += p.libraries.size();

@@ -6,21 +6,6 @@
 namespace lw {
 
 namespace {
-constexpr int kNumKinds = 0
-#define X(e, s, lo, hi) +1
-#include "libs/ir/layer_kind.inc"
-#undef X
-    ;
-constexpr int kNumDTypes = 0
-#define X(e, s, b) +1
-#include "libs/core/dtype.inc"
-#undef X
-    ;
-constexpr int kNumLayouts = 0
-#define X(e, s, b) +1
-#include "libs/core/layout.inc"
-#undef X
-    ;
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 }  // namespace
 
@@ -36,7 +21,7 @@ DeploymentEnv::DeploymentEnv(const Problem& problem, EnvOptions options) : probl
   build_frontier_tables();
   assign_.assign(problem_.n, -1);
   mask_.reserve(problem_.max_actions);
-  obs_size_ = kNumKinds + 2 + int(problem_.libraries.size()) + int(problem_.algorithms.size()) + kNumDTypes +
+  obs_size_ = kNumLayerKinds + 2 + int(problem_.libraries.size()) + int(problem_.algorithms.size()) + kNumDTypes +
               2 * kNumLayouts + int(problem_.thread_values.size()) + problem_.n_formats + 1;
   reset();
 }
@@ -141,7 +126,7 @@ void DeploymentEnv::observation_vector(float* out) const {
   if (done()) return;
   float* o = out;
   o[p.kind[layer_]] = 1.f;
-  o += kNumKinds;
+  o += kNumLayerKinds;
   *o++ = p.max_depth > 0 ? float(p.depth[layer_]) / float(p.max_depth) : 0.f;
   *o++ = float(layer_) / float(p.n);
   const int nl = int(p.libraries.size()), na = int(p.algorithms.size()), nt = int(p.thread_values.size());

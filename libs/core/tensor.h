@@ -22,6 +22,17 @@ enum class Layout {
 #include "libs/core/layout.inc"
 #undef X
 };
+/// How many entries each list has (one-hot widths of observations and features).
+constexpr int kNumDTypes = 0
+#define X(e, s, b) +1
+#include "libs/core/dtype.inc"
+#undef X
+    ;
+constexpr int kNumLayouts = 0
+#define X(e, s, b) +1
+#include "libs/core/layout.inc"
+#undef X
+    ;
 
 const char* to_string(DType d);
 const char* to_string(Layout l);

@@ -19,6 +19,12 @@ enum class LayerKind {
 #include "libs/ir/layer_kind.inc"
 #undef X
 };
+/// How many layer kinds layer_kind.inc lists.
+constexpr int kNumLayerKinds = 0
+#define X(e, s, lo, hi) +1
+#include "libs/ir/layer_kind.inc"
+#undef X
+    ;
 const char* to_string(LayerKind k);
 std::optional<LayerKind> parse_layer_kind(const std::string& s);
 bool is_activation(LayerKind k);  // relu, relu6, hardswish, hardsigmoid, sigmoid
