@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "explorer/accuracy.h"
+#include "explorer/measure/accuracy.h"
 
 using namespace lw;
 

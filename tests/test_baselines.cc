@@ -2,7 +2,7 @@
 // are never worse than any baseline.
 #include <doctest/doctest.h>
 
-#include "explorer/baselines.h"
+#include "explorer/measure/baselines.h"
 #include "tests/tiny_profile.h"
 
 using namespace lw;

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "tests/tiny_profile.h"
-#include "explorer/baselines.h"
-#include "explorer/bench.h"
-#include "explorer/deployment.h"
+#include "explorer/measure/baselines.h"
+#include "explorer/measure/bench.h"
+#include "explorer/measure/deployment.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/executor.h"
 #include "libs/ops/thread_pool.h"

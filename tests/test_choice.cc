@@ -1,11 +1,11 @@
-// Choosing the deployment to ship from interleaved measurements (explorer/choice.h), on
+// Choosing the deployment to ship from interleaved measurements (explorer/pipeline/choice.h), on
 // hand-made samples: the situations a user met on the quickstart, and the noise cases.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <random>
 
-#include "explorer/choice.h"
+#include "explorer/pipeline/choice.h"
 
 using namespace lw;
 

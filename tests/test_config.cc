@@ -1,7 +1,7 @@
 // Experiment config schema: defaults, resolution round trip, one-line errors with JSON paths.
 #include <doctest/doctest.h>
 
-#include "explorer/config.h"
+#include "explorer/pipeline/config.h"
 
 using namespace lw;
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "explorer/accuracy.h"
-#include "explorer/deployment.h"
+#include "explorer/measure/accuracy.h"
+#include "explorer/measure/deployment.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
 #include "libs/quant/quant.h"

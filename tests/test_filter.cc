@@ -1,7 +1,7 @@
 // The constraint filter on hand-made candidates.
 #include <doctest/doctest.h>
 
-#include "explorer/filter.h"
+#include "explorer/pipeline/constraints.h"
 
 using namespace lw;
 

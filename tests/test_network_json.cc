@@ -6,6 +6,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "libs/core/files.h"
 #include "libs/ir/network_json.h"
 #include "libs/zoo/zoo.h"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "explorer/pareto.h"
+#include "explorer/pipeline/pareto.h"
 
 using namespace lw;
 

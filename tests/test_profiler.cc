@@ -8,6 +8,7 @@
 #include <limits>
 #include <unistd.h>
 
+#include "libs/core/files.h"
 #include "env/conversion_costs.h"
 #include "env/cost.h"
 #include "env/device.h"

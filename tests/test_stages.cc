@@ -9,9 +9,11 @@
 #include <set>
 #include <unistd.h>
 
-#include "explorer/baselines.h"
-#include "explorer/replay.h"
-#include "explorer/stages.h"
+#include "explorer/measure/baselines.h"
+#include "explorer/pipeline/replay.h"
+#include "explorer/measure/evaluator.h"
+#include "explorer/pipeline/pareto.h"
+#include "explorer/pipeline/filter.h"
 #include "tests/tiny_profile.h"
 
 using namespace lw;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <regex>
 
+#include "libs/core/files.h"
 #include "libs/ir/network_json.h"
 
 namespace lw {

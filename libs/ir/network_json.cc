@@ -1,5 +1,6 @@
 #include "libs/ir/network_json.h"
 
+#include "libs/core/files.h"
 #include "libs/core/hash.h"
 #include "libs/core/json_reader.h"
 
@@ -110,29 +111,6 @@ Status parse_layer(const Reader& r, const json& j, const std::string& path, cons
 }
 
 }  // namespace
-
-Status read_file(const std::string& path, std::string* data) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *data = ss.str();
-  return Status::ok();
-}
-
-Status write_file_atomic(const std::string& path, const std::string& data) {
-  std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return io_error(path + ": cannot write (" + std::strerror(errno) + ")");
-  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
-  ok = (std::fflush(f) == 0) && ok;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return io_error(path + ": write failed (" + std::strerror(errno) + ")");
-  }
-  return Status::ok();
-}
 
 Status network_from_json(const std::string& text, const std::string& origin, const std::string& dir, Network* out) {
   Reader r(origin);

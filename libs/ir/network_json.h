@@ -27,8 +27,5 @@ Status load_weights(const std::string& path, Network* net);
 /// The same from the file's bytes; `origin` names the source in errors.
 Status weights_from_bytes(const std::string& data, const std::string& origin, Network* net);
 
-/// Writes `data` to `path` via a temporary file and rename, so readers never see half a file.
-Status write_file_atomic(const std::string& path, const std::string& data);
-Status read_file(const std::string& path, std::string* data);
 
 }  // namespace lw

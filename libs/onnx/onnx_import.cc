@@ -1,5 +1,6 @@
 // Loads the ModelProto, decodes tensors, binds the graph input and walks the nodes in order
 // (ONNX requires topological order), handing each to its converter.
+#include "libs/core/files.h"
 #include "libs/onnx/onnx_import.h"
 
 #include <cstring>

@@ -4,11 +4,11 @@
 #include <string>
 
 #include "agents/agent.h"
-#include "explorer/config.h"
+#include "explorer/pipeline/config.h"
 #include "libs/ops/descriptor.h"
 
 namespace {
-// The vocabulary the CLI supplies (explorer/runner.cc), less the DQN agent: linking it
+// The vocabulary the CLI supplies (explorer/pipeline/runner.cc), less the DQN agent: linking it
 // would bring LibTorch into the fuzzer; "dqn" is spelled here so its configs parse too.
 lw::ConfigVocabulary vocabulary() {
   lw::ConfigVocabulary v;

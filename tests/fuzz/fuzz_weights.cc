@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "libs/core/files.h"
 #include "libs/core/hash.h"
 #include "libs/ir/network_json.h"
 

@@ -1,0 +1,24 @@
+/// \file
+/// The measurement-protocol options every measuring command shares (profile, bench):
+/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache.
+#pragma once
+#include <algorithm>
+
+#include "env/measure.h"
+#include "explorer/cli/cli.h"
+
+namespace lw::cli {
+
+/// `base`: the protocol the flags start from (profile's quick one unless --exhaustive).
+inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
+  p.warmup = args.get_int("warmup", p.warmup);
+  p.runs = args.get_int("runs", p.runs);
+  p.max_runs = std::max(p.runs, args.get_int("max-runs", p.max_runs));
+  p.cv_threshold = args.get_double("cv", p.cv_threshold);
+  p.max_seconds = args.get_double("max-seconds", p.max_seconds);
+  p.cold_cache = !args.flag("warm-cache");
+  if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  return p;
+}
+
+}  // namespace lw::cli

@@ -1,0 +1,164 @@
+// `layerwise bench`: Ref-FP32, every single library and Layerwise's deployments, measured
+// end to end on this device, interleaved; CSV + Markdown report (issue 8).
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "explorer/measure/bench.h"
+#include "explorer/cli/cli.h"
+#include "explorer/cli/protocol_args.h"
+#include "explorer/cli/model_arg.h"
+#include "explorer/cli/progress.h"
+#include "libs/exec/backends.h"
+
+namespace lw::cli {
+namespace {
+
+constexpr const char* kDefaultModels = "resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet";
+
+// LibTorch's OpenMP worker spins GOMP_SPINCOUNT pauses after every parallel region
+// (libgomp default 300000, ~10+ ms here) pinned to cpu1, where it keeps the next 2-thread
+// step of another pool (native, XNNPACK) waiting: 100 ms instead of 1.4 ms measured for a
+// small torch-nchw deployment. Unlike those pools it cannot be parked, and libgomp reads
+// the variable only when it loads, so bench re-executes itself with a short spin unless
+// the caller chose one.
+constexpr const char* kGompSpinCount = "10000";
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void reexec_with_short_omp_spin() {
+  if (std::getenv("GOMP_SPINCOUNT")) return;
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string a; std::getline(f, a, '\0');) args.push_back(a);
+  if (args.empty()) return;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  setenv("GOMP_SPINCOUNT", kGompSpinCount, 1);
+  execv("/proc/self/exe", argv.data());  // returns only on failure: go on with the default spin
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!(f << text)) throw UsageError("cannot write " + path);
+}
+
+ProfileOptions profile_options(const Args& args) {
+  ProfileOptions o;
+  o.threads = {1, 2};  // both thread sets: the 2-thread study needs them, the 1-thread one ignores them
+  o.protocol = protocol_from_args(args);
+  std::signal(SIGINT, [](int) { g_interrupted = 1; });
+  o.should_stop = [] { return g_interrupted != 0; };
+  return o;
+}
+
+std::vector<int> thread_caps(const Args& args) {
+  std::vector<int> caps;
+  for (const auto& t : split_list(args.get("threads", "1,2"))) {
+    if (t != "1" && t != "2") throw UsageError("--threads: thread caps are 1 and 2, got '" + t + "'");
+    caps.push_back(std::stoi(t));
+  }
+  return caps;
+}
+
+// Loads or profiles the LUT of every model first, so that no measurement runs beside profiling.
+std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, ProgressLine& line) {
+  ProfileOptions po = profile_options(args);
+  std::vector<Lut> luts(nets.size());
+  for (size_t i = 0; i < nets.size(); ++i) {
+    const Network& net = nets[i];
+    po.progress = [&](const ProfileProgress& p) {
+      line.update("profile " + net.name + " [" + std::to_string(p.layer) + "/" + std::to_string(p.layers) + "] " +
+                      p.current,
+                  p.total ? double(p.done) / p.total : 0, p.eta_s);
+    };
+    std::string path = args.get("lut-dir") + "/" + net.name + ".lut.json";
+    bool profiled = false;
+    ok_or_throw(lut_for_bench(net, default_registry(), path, po, &luts[i], &profiled));
+    if (args.get("lut-statistic", "median") == "min") luts[i] = lut_with_min_latency(luts[i]);
+    else if (args.get("lut-statistic", "median") != "median") throw UsageError("--lut-statistic: median or min");
+    line.finish();
+    std::fprintf(stderr, "%s %s\n", profiled ? "profiled" : "reusing", path.c_str());
+  }
+  return luts;
+}
+
+std::string preamble(const Args& args, const std::vector<Lut>& luts, double load_start) {
+  std::ostringstream os;
+  std::time_t now = std::time(nullptr);
+  char when[64];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  os << "# layerwise bench, " << when << "\n\n"
+     << "End-to-end latency (ms, median of " << args.get_int("repeats", kDefaultBenchRounds)
+     << " interleaved rounds; each round runs every deployment once discarded, once plain (the figure), "
+        "once with step timing (the overhead split)). Speed-ups: ref-fp32 / row and best single library / row. "
+        "Load average (1 min) at start: "
+     << load_start << ". GOMP_SPINCOUNT=" << (std::getenv("GOMP_SPINCOUNT") ? std::getenv("GOMP_SPINCOUNT") : "default")
+     << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies.\n\nLUT protocols:";
+  for (const Lut& l : luts) os << " " << l.model_name << " " << l.protocol_json << ";";
+  os << "\n";
+  return os.str();
+}
+
+int run_bench(const std::vector<std::string>& argv) {
+  reexec_with_short_omp_spin();
+  Args args(argv, {"quiet", "warm-cache"},
+            {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "warmup",
+             "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
+  if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
+  std::vector<Network> nets;
+  for (const auto& m : split_list(args.get("models", kDefaultModels))) nets.push_back(load_model(m));
+  BenchOptions bo;
+  bo.registry = &default_registry();
+  bo.rounds = args.get_int("repeats", kDefaultBenchRounds);
+  bo.calibration_samples = args.get_int("calibration", kDefaultBenchCalibration);
+  bo.labels = split_list(args.get("labels"));
+  if (bo.rounds < 1) throw UsageError("--repeats must be >= 1");
+  std::vector<int> caps = thread_caps(args);
+  ProgressLine line(args.flag("quiet"));
+  double load_start = load_average();
+  std::vector<Lut> luts = luts_for(nets, args, line);
+  std::vector<BenchRow> rows;
+  std::vector<BenchStep> steps;
+  size_t done = 0, total = nets.size() * caps.size();
+  bo.log = [&](const std::string& s) { line.update("bench " + s, double(done) / total, -1); };
+  for (size_t i = 0; i < nets.size(); ++i)
+    for (int t : caps) {
+      ok_or_throw(bench_network(nets[i], luts[i], t, bo, &rows, &steps));
+      ++done;
+    }
+  line.finish();
+  fill_speedups(&rows);
+  std::string md = bench_markdown(rows, preamble(args, luts, load_start));
+  std::printf("%s", md.c_str());
+  write_file(args.get("out", "bench.csv"), bench_csv(rows));
+  if (args.has("md")) write_file(args.get("md"), md);
+  if (args.has("steps")) write_file(args.get("steps"), bench_steps_csv(steps));
+  return 0;
+}
+
+Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's deployments end to end",
+               "usage: layerwise bench --lut-dir DIR\n"
+               "         [--models resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet]\n"
+               "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
+               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--quiet]\n"
+               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
+               "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
+               "(both thread sets, the protocol options above; resumable). For every model and thread\n"
+               "cap, plans ref-fp32, native, xnnpack, torch-nchw, torch-nhwc, opt-fp32, opt-int8 and\n"
+               "opt-mixed (f32 + bf16 + int8)\n"
+               "(explorer/measure/baselines.h) and measures them end to end, round-robin over --repeats rounds;\n"
+               "reports medians, speed-ups vs ref-fp32 and vs the best single library, the LUT's\n"
+               "prediction, conversion time and executor overhead. --steps writes every step's median\n"
+               "beside the LUT's figure for it. --lut-statistic min plans from each implementation's\n"
+               "minimum instead of its median (more robust on a loaded machine).\n",
+               run_bench});
+
+}  // namespace
+}  // namespace lw::cli

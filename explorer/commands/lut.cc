@@ -1,0 +1,87 @@
+// `layerwise lut show`: a per-layer view of a LUT.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "env/lut.h"
+#include "explorer/cli/cli.h"
+
+namespace lw::cli {
+namespace {
+
+void show(const Lut& lut) {
+  std::printf("LUT of %s (hash %s)\n", lut.model_name.c_str(), lut.model_hash.c_str());
+  std::printf("%-40s %-15s %5s  %-50s %10s %8s %10s\n", "layer", "kind", "impls", "fastest", "ms", "worst/x",
+              "mem_KiB");
+  double sum_fastest = 0;
+  for (size_t i = 1; i < lut.layers.size(); ++i) {
+    const LutLayer& l = lut.layers[i];
+    const Impl* best = nullptr;
+    double worst = 0;
+    int ok = 0;
+    for (const Impl& impl : l.impls) {
+      if (!impl.ok()) continue;
+      ++ok;
+      worst = std::max(worst, impl.latency_ms.median);
+      if (!best || impl.latency_ms.median < best->latency_ms.median) best = &impl;
+    }
+    if (!best) continue;
+    double ms = best->latency_ms.median;
+    sum_fastest += ms;
+    const MemoryBytes& m = best->memory_bytes;
+    std::printf("%-40.40s %-15s %5d  %-50.50s %10.4f %8.1f %10.1f\n", l.name.c_str(), to_string(l.kind), ok,
+                best->name.c_str(), ms, ms > 0 ? worst / ms : 1.0, (m.weights + m.workspace + m.output) / 1024.0);
+  }
+  std::printf("\nsum of per-layer fastest: %.3f ms (a lower bound: conversions between formats not counted)\n",
+              sum_fastest);
+}
+
+// Measurement noise between two LUTs of the same model: relative difference of every
+// implementation's median that both measured as ok (layers matched by name, impls by name).
+void diff(const Lut& a, const Lut& b) {
+  std::vector<double> rel;
+  for (size_t i = 1; i < std::min(a.layers.size(), b.layers.size()); ++i) {
+    if (a.layers[i].name != b.layers[i].name) throw UsageError("the LUTs describe different networks");
+    for (const Impl& x : a.layers[i].impls)
+      for (const Impl& y : b.layers[i].impls)
+        if (x.name == y.name && x.ok() && y.ok() && x.latency_ms.median > 0 && y.latency_ms.median > 0)
+          rel.push_back(std::abs(x.latency_ms.median - y.latency_ms.median) / std::min(x.latency_ms.median, y.latency_ms.median));
+  }
+  if (rel.empty()) throw UsageError("no implementation measured in both LUTs");
+  std::sort(rel.begin(), rel.end());
+  auto q = [&](double f) { return 100 * rel[std::min(rel.size() - 1, size_t(f * rel.size()))]; };
+  std::printf("%zu implementation medians in both LUTs; relative difference |a-b|/min(a,b):\n", rel.size());
+  std::printf("median %.1f %%, p75 %.1f %%, p90 %.1f %%, max %.1f %%\n", q(0.5), q(0.75), q(0.9), 100 * rel.back());
+}
+
+int run_lut(const std::vector<std::string>& argv) {
+  Args args(argv, {}, {});
+  const auto& pos = args.positional();
+  if (pos.size() == 2 && pos[0] == "show") {
+    Lut lut;
+    ok_or_throw(load_lut(pos[1], &lut));
+    show(lut);
+    return 0;
+  }
+  if (pos.size() == 3 && pos[0] == "diff") {
+    Lut a, b;
+    ok_or_throw(load_lut(pos[1], &a));
+    ok_or_throw(load_lut(pos[2], &b));
+    diff(a, b);
+    return 0;
+  }
+  throw UsageError("usage: layerwise lut show <lut.json> | layerwise lut diff <a.json> <b.json>");
+}
+
+Registrar reg({"lut", "inspect a lookup table (lut show | lut diff)",
+               "usage: layerwise lut show <lut.json>\n       layerwise lut diff <a.json> <b.json>\n\n"
+               "diff: the measurement noise between two profiles of the same model (median, p75, p90\n"
+               "and max relative difference of the implementation medians both measured).\n\n"
+               "show: "
+               "Per layer: the number of usable implementations, the fastest one and its median\n"
+               "latency, how much slower the slowest usable one is, and the fastest one's memory\n"
+               "(packed weights + workspace + output).\n",
+               run_lut});
+
+}  // namespace
+}  // namespace lw::cli

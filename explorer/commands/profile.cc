@@ -1,0 +1,104 @@
+// `layerwise profile`: measure every implementation of every layer on this device → LUT.
+#include <csignal>
+#include <cstdio>
+#include <sstream>
+
+#include "env/profiler.h"
+#include "explorer/cli/cli.h"
+#include "explorer/cli/protocol_args.h"
+#include "explorer/cli/model_arg.h"
+#include "explorer/cli/progress.h"
+#include "libs/exec/backends.h"
+
+namespace lw::cli {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+ProfileOptions options_from(const Args& args) {
+  ProfileOptions o;
+  for (const auto& name : split_list(args.get("libs"))) {
+    auto lib = parse_library(name);
+    if (!lib) throw UsageError("--libs: unknown library '" + name + "'");
+    o.libraries.push_back(*lib);
+  }
+  if (args.has("threads")) {
+    o.threads.clear();
+    for (const auto& t : split_list(args.get("threads"))) {
+      if (t != "1" && t != "2") throw UsageError("--threads: thread sets are 1 (cpu0) and 2 (cpu0-1), got '" + t + "'");
+      o.threads.push_back(std::stoi(t));
+    }
+  }
+  o.protocol = protocol_from_args(args, args.flag("exhaustive") ? Protocol{} : quick_protocol());
+  o.protocol.median_ci = args.get_double("median-ci", o.protocol.median_ci);
+  o.protocol.early_stop_margin = args.get_double("early-stop", o.protocol.early_stop_margin);
+  if (o.protocol.early_stop_margin < 0 || o.protocol.median_ci < 0)
+    throw UsageError("--early-stop and --median-ci must be >= 0 (0: off)");
+  o.reuse_identical_layers = !args.flag("no-reuse");
+  o.audit_early_stop = args.flag("audit-early-stop");
+  return o;
+}
+
+int run_profile(const std::vector<std::string>& argv) {
+  Args args(argv, {"quiet", "no-reuse", "warm-cache", "exhaustive", "audit-early-stop"},
+            {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
+             "out"});
+  if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
+  Network net = load_model(args.get("model"));
+  ProfileOptions o = options_from(args);
+  o.out_path = args.get("out");
+  ProgressLine line(args.flag("quiet"));
+  o.progress = [&](const ProfileProgress& p) {
+    line.update("profile " + net.name + " [" + std::to_string(p.layer) + "/" + std::to_string(p.layers) + "] " +
+                    p.current,
+                p.total ? double(p.done) / p.total : 0, p.eta_s);
+  };
+  // Ctrl-C finishes the current layer, flushes the checkpoint and exits; rerun to resume.
+  std::signal(SIGINT, [](int) { g_interrupted = 1; });
+  o.should_stop = [] { return g_interrupted != 0; };
+  const Registry& registry = default_registry();
+  Lut lut;
+  auto t0 = std::chrono::steady_clock::now();
+  ok_or_throw(profile_network(net, registry, o, &lut));
+  line.finish();
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int64_t ok = 0, skipped = 0;
+  for (const auto& l : lut.layers)
+    for (const auto& i : l.impls) {
+      ok += i.ok();
+      skipped += i.status == ImplStatus::kSkipped;
+    }
+  std::printf("profiled %s: %zu layers, %lld implementations (%lld usable, %lld stopped early), %zu conversion "
+              "records in %s\n",
+              net.name.c_str(), lut.layers.size() - 1, (long long)lut.impl_count(), (long long)ok, (long long)skipped,
+              lut.conversions.size(), format_duration(s).c_str());
+  std::printf("wrote %s\n", o.out_path.c_str());
+  return 0;
+}
+
+Registrar reg({"profile", "measure every implementation of every layer on this device (LUT)",
+               "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
+               "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
+               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 50] [--cv 0.05]\n"
+               "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
+               "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
+               "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
+               "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
+               "interval is within +-median-ci, or --max-runs / --max-seconds is reached) and\n"
+               "memory of every implementation, and every format conversion on every edge. An\n"
+               "implementation whose fastest run exceeds (1 + early-stop) x the median of one with\n"
+               "the same formats and fusion and no more memory cannot be chosen by any search: it\n"
+               "is stopped after 3 runs, looked at again at the end of the layer, and recorded\n"
+               "'skipped' with the reason (--audit-early-stop: measured to the end all the same,\n"
+               "to check on one LUT what the stops cost). --exhaustive uses\n"
+               "the paper's protocol instead (at least 20 runs, CV rule only, --max-seconds 2, no\n"
+               "early stop); the flags after it still apply. Each\n"
+               "layer is flushed to <out>.partial as it is measured: run the same command again\n"
+               "after an interruption to continue. Identical layers share measurements unless\n"
+               "--no-reuse. Every run starts with this core's L1/L2 evicted and only the layer's\n"
+               "inputs read back, as inside a network (weights come from the shared cache);\n"
+               "--warm-cache times back-to-back runs instead (faster, optimistic for big layers).\n",
+               run_profile});
+
+}  // namespace
+}  // namespace lw::cli

@@ -1,0 +1,111 @@
+// `layerwise replay`: the chosen deployment end to end against the LUT prediction.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include "explorer/measure/baselines.h"
+#include "explorer/pipeline/replay.h"
+#include "explorer/commands/stage_args.h"
+#include "explorer/pipeline/filter.h"
+
+namespace lw::cli {
+namespace {
+
+// The deployment to replay and its label, from exactly one of --filter / --solutions / --baseline.
+std::pair<std::string, std::vector<std::string>> pick(const Args& args, const Lut& lut) {
+  int given = args.has("filter") + args.has("solutions") + args.has("baseline");
+  if (given != 1) throw UsageError("give exactly one of --filter, --solutions, --baseline");
+  if (args.has("filter")) {
+    FilterResult r;
+    ok_or_throw(load_filter_result(args.get("filter"), &r));
+    std::string want = args.get("pick", "chosen");
+    if (want == "chosen") {
+      if (r.chosen.empty()) throw UsageError(args.get("filter") + ": no candidate passed the filter (nothing chosen)");
+      want = r.chosen;
+    }
+    const Measurement* m = r.find(want);
+    if (!m) throw UsageError("--pick: '" + want + "' was not measured in " + args.get("filter"));
+    return {want == r.chosen ? "chosen " + want : want, m->names};
+  }
+  if (args.has("solutions")) {
+    std::vector<FilterCandidate> c;
+    ok_or_throw(read_solutions_csv(args.get("solutions"), lut, "sol", &c));
+    if (c.empty()) throw UsageError(args.get("solutions") + ": no solutions");
+    auto best = std::min_element(c.begin(), c.end(), [](auto& a, auto& b) { return a.predicted_ms < b.predicted_ms; });
+    return {"best of " + args.get("solutions"), best->impls};
+  }
+  NamedDeployment d;
+  ok_or_throw(baseline_deployment(lut, args.get("baseline"), args.get_int("threads", 2), &d));
+  return {d.label, d.names};
+}
+
+void print_result(const ReplayResult& r) {
+  const Measurement& m = r.end_to_end;
+  std::printf("deployment  %s (%d int8 / %d bf16 / %d f32 layers)\n", m.label.c_str(), m.int8_layers, m.bf16_layers,
+              m.f32_layers);
+  std::printf("latency     predicted %.3f ms (LUT), measured median %.3f ms (min %.3f, p90 %.3f, %d runs): %+.1f %%\n",
+              m.predicted_ms, m.latency.median, m.latency.min, m.latency.p90, m.latency.runs, r.gap_pct);
+  std::printf("            sum of per-step medians %.3f ms (interleaved runs with per-step timing); process CPU\n"
+              "            time per run %.3f ms (median); 1-min load average %.2f on %ld CPUs\n",
+              r.steps_sum_ms, r.cpu_median_ms, r.load_average, sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("memory      predicted %.2f MiB, planned %.2f MiB (arena %.2f + workspace %.2f + weights %.2f), heap measured %.2f MiB\n",
+              m.predicted_memory_bytes / 1048576.0, m.memory.peak_bytes() / 1048576.0, m.memory.arena_bytes / 1048576.0,
+              m.memory.workspace_bytes / 1048576.0, m.memory.weight_bytes / 1048576.0,
+              m.memory.measured_heap_bytes / 1048576.0);
+  std::printf("accuracy    %s\n", m.accuracy.label().c_str());
+  std::vector<ReplayLayer> l = r.layers;
+  auto dev = [](const ReplayLayer& x) {
+    return std::fabs(x.measured_ms + x.measured_conversion_ms - x.lut_ms - x.lut_conversion_ms);
+  };
+  std::sort(l.begin(), l.end(), [&](auto& a, auto& b) { return dev(a) > dev(b); });
+  std::printf("largest per-layer differences (measured - LUT, layer + incoming conversions):\n");
+  for (size_t i = 0; i < std::min<size_t>(5, l.size()); ++i)
+    std::printf("  %-28s %8.3f vs %8.3f ms  conv %6.3f vs %6.3f ms (%d)  %s\n", l[i].name.c_str(), l[i].measured_ms,
+                l[i].lut_ms, l[i].measured_conversion_ms, l[i].lut_conversion_ms, l[i].conversions, l[i].impl.c_str());
+}
+
+int run_replay_cmd(const std::vector<std::string>& argv) {
+  auto names = eval_option_names();
+  names.insert({"filter", "pick", "solutions", "baseline", "runs", "warmup", "out"});
+  Args args(argv, {"quiet"}, names);
+  ReplayOptions o;
+  o.runs = args.get_int("runs", o.runs);
+  o.warmup = args.get_int("warmup", o.warmup);
+  if (o.runs < 1 || o.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  StageSetup s;
+  setup_stage(args, &s);
+  auto [label, impls] = pick(args, s.lut);
+  start_evaluator(args, kDefaultTimingRuns, &s);
+  std::string out = args.get("out");
+  if (out.empty()) {
+    std::string from = args.get("filter", args.get("solutions"));
+    out = from.empty() ? "." : std::filesystem::path(from).parent_path().string();
+    if (out.empty()) out = ".";
+  }
+  ReplayResult r;
+  ok_or_throw(run_replay(*s.evaluator, label, impls, o, out, &r));
+  s.line->finish();
+  print_result(r);
+  std::printf("wrote %s/replay.json\n", out.c_str());
+  return 0;
+}
+
+Registrar reg({"replay", "run the chosen deployment end to end and compare with the LUT prediction",
+               std::string("usage: layerwise replay --model M --lut L\n"
+                           "         (--filter DIR/filter.json [--pick chosen|ref-fp32|opt-fp32|all-int8|<id>]\n"
+                           "          | --solutions DIR/solutions.csv | --baseline <label>)\n"
+                           "         [--runs 50] [--warmup 3] [--out DIR] [eval options]\n\n"
+                           "Runs the deployment --runs times after --warmup discarded runs (threads pinned as in the\n"
+                           "profiler) and reports the median end-to-end latency against the LUT prediction, the\n"
+                           "peak memory (predicted, planned, measured heap), the accuracy (or fidelity), and a\n"
+                           "per-layer breakdown from a second pass with per-step timing. --solutions replays the\n"
+                           "solution of lowest predicted latency; --baseline one of ref-fp32, native, xnnpack,\n"
+                           "torch-nchw, torch-nhwc, opt-fp32, opt-int8, opt-mixed, all-int8. Writes DIR/replay.json.\n\n"
+                           "eval options:\n") +
+                   kEvalOptionsHelp,
+               run_replay_cmd});
+
+}  // namespace
+}  // namespace lw::cli

@@ -1,0 +1,117 @@
+#include "explorer/measure/baselines.h"
+
+#include <functional>
+
+#include "agents/agent.h"
+#include "env/cost.h"
+#include "env/env.h"
+
+namespace lw {
+
+namespace {
+
+using Keep = std::function<bool(const LutLayer&, const Impl&)>;
+
+bool has_library(const LutLayer& l, const std::string& lib, int max_threads) {
+  for (const Impl& m : l.impls)
+    if (m.ok() && m.library == lib && m.dtype == DType::kF32 && m.threads <= max_threads) return true;
+  return false;
+}
+
+// One library where it implements the layer; native (or the fused pseudo-impl) elsewhere.
+Keep single_library(const std::string& lib, const std::string& algorithm_prefix, int max_threads) {
+  return [=](const LutLayer& l, const Impl& m) {
+    if (m.dtype != DType::kF32 || m.threads > max_threads) return false;
+    if (m.library == "fused") return true;
+    bool lib_here = has_library(l, lib, max_threads);
+    if (!lib_here) return m.library == "native";
+    return m.library == lib && m.algorithm.rfind(algorithm_prefix, 0) == 0;
+  };
+}
+
+// torch-nchw / torch-nhwc: LibTorch's convs in one layout, everything else native in it.
+Keep torch_layout(Layout layout, const Lut& lut, int max_threads) {
+  return [&lut, layout, max_threads](const LutLayer& l, const Impl& m) {
+    if (m.dtype != DType::kF32 || m.threads > max_threads) return false;
+    if (lut.formats[m.in_format].layout != layout || lut.formats[m.out_format].layout != layout) return false;
+    if (m.library == "fused") return true;
+    return has_library(l, "torch", max_threads) ? m.library == "torch" : m.library == "native";
+  };
+}
+
+Keep ref_fp32(const Lut& lut) {
+  return [&lut](const LutLayer& l, const Impl& m) {
+    if (m.dtype != DType::kF32 || m.threads != 1 || m.fused_activation || m.library == "fused") return false;
+    if (lut.formats[m.in_format].layout != Layout::kNCHW || lut.formats[m.out_format].layout != Layout::kNCHW)
+      return false;
+    if (l.kind == LayerKind::kConv2d) return m.library == "openblas" && m.algorithm == "im2col";
+    return m.library == "native";
+  };
+}
+
+bool has_int8(const LutLayer& l, int max_threads) {
+  for (const Impl& m : l.impls)
+    if (m.ok() && m.dtype == DType::kI8 && m.threads <= max_threads) return true;
+  return false;
+}
+
+// all-int8: int8 wherever the layer has a usable int8 implementation, f32 elsewhere.
+Keep all_int8(int max_threads) {
+  return [max_threads](const LutLayer& l, const Impl& m) {
+    if (m.threads > max_threads) return false;
+    return has_int8(l, max_threads) ? m.dtype == DType::kI8 : m.dtype == DType::kF32;
+  };
+}
+
+Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
+  if (label == "ref-fp32") *keep = ref_fp32(lut);
+  else if (label == "native") *keep = single_library("native", "", t);
+  else if (label == "xnnpack") *keep = single_library("xnnpack", "", t);
+  else if (label == "torch-nchw") *keep = torch_layout(Layout::kNCHW, lut, t);
+  else if (label == "torch-nhwc") *keep = torch_layout(Layout::kNHWC, lut, t);
+  else if (label == "opt-fp32") *keep = [t](const LutLayer&, const Impl& m) { return m.dtype == DType::kF32 && m.threads <= t; };
+  else if (label == "all-int8") *keep = all_int8(t);
+  else if (label == "opt-int8")
+    *keep = [t](const LutLayer&, const Impl& m) { return m.dtype != DType::kBF16 && m.threads <= t; };
+  else if (label == "opt-mixed") *keep = [t](const LutLayer&, const Impl& m) { return m.threads <= t; };
+  else return invalid_argument("unknown baseline '" + label + "'");
+  return Status::ok();
+}
+
+}  // namespace
+
+const std::vector<std::string>& baseline_labels() {
+  static const std::vector<std::string> k = {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc",
+                                             "opt-fp32", "opt-int8", "opt-mixed", "all-int8"};
+  return k;
+}
+
+Status baseline_deployment(const Lut& lut, const std::string& label, int max_threads, NamedDeployment* out) {
+  Keep keep;
+  LW_RETURN_IF_ERROR(keep_for(lut, label, max_threads, &keep));
+  const std::string lib = label == "xnnpack" ? "xnnpack" : label.rfind("torch", 0) == 0 ? "torch" : label == "ref-fp32" ? "openblas" : "";
+  bool present = lib.empty();
+  for (const LutLayer& l : lut.layers) present = present || has_library(l, lib, max_threads);
+  if (!present) return unsupported(label + ": the LUT has no usable " + lib + " implementation");
+  Lut sub = restrict_lut(lut, keep);
+  for (size_t i = 1; i < sub.layers.size(); ++i)
+    if (sub.layers[i].impls.empty())
+      return unsupported(label + ": no implementation of layer '" + sub.layers[i].name + "' in the LUT");
+  Problem p;
+  Status s = compile_problem(sub, &p);
+  if (!s.is_ok()) return unsupported(label + ": " + s.message());
+  DeploymentEnv env(p);
+  AgentRequest req;
+  req.record_solutions = false;
+  SearchResult r;
+  LW_RETURN_IF_ERROR(run_agent("exact", env, req, &r));
+  if (r.best.empty() || !(r.best_latency_ms < kInf)) return unsupported(label + ": no feasible deployment");
+  out->label = label;
+  out->names.assign(sub.layers.size(), "");
+  for (size_t i = 0; i < sub.layers.size(); ++i) out->names[i] = sub.layers[i].impls[r.best[i]].name;
+  out->predicted_ms = predict_executed_latency_ms(p, r.best);
+  out->predicted_memory_bytes = r.best_memory_bytes;
+  return Status::ok();
+}
+
+}  // namespace lw

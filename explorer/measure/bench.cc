@@ -1,0 +1,309 @@
+#include "explorer/measure/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "env/conversion_costs.h"
+#include "explorer/measure/baselines.h"
+#include "explorer/measure/deployment.h"
+
+namespace lw {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+double median_of(std::vector<double> v) { return latency_stats(std::move(v)).median; }
+
+// A deployment being measured: its row, its executor and the samples of every round.
+struct Trial {
+  BenchRow row;
+  std::unique_ptr<Executor> exec;
+  std::vector<double> plain_ms, cpu_ms, overhead_ms;
+  std::vector<std::vector<double>> step_ms;  // [step][round]
+};
+
+bool uses_int8(const std::vector<ImplDesc>& a) {
+  for (const ImplDesc& d : a)
+    if (d.dtype_in == DType::kI8 || d.dtype_out == DType::kI8) return true;
+  return false;
+}
+
+// One torch thread count per deployment: at::set_num_threads costs milliseconds per switch
+// (it rebuilds LibTorch's pthreadpool and clears oneDNN's primitive cache), which the LUT,
+// timing each implementation alone, never sees. With both thread sets allowed, the
+// baseline is solved twice, torch restricted to one set each time, and the cheaper kept.
+Status one_torch_thread_count(const Lut& lut, const std::string& label, int max_threads, NamedDeployment* out) {
+  if (max_threads < 2) return baseline_deployment(lut, label, max_threads, out);
+  Status best = unsupported(label + ": no deployment");
+  for (int t = 1; t <= max_threads; ++t) {
+    Lut sub = restrict_lut(lut, [t](const LutLayer&, const Impl& m) { return m.library != "torch" || m.threads == t; });
+    NamedDeployment nd;
+    Status s = baseline_deployment(sub, label, max_threads, &nd);
+    if (!s.is_ok()) {
+      if (!best.is_ok()) best = s;
+      continue;
+    }
+    if (!best.is_ok() || nd.predicted_ms < out->predicted_ms) *out = nd;
+    best = Status::ok();
+  }
+  return best;
+}
+
+// Plans `label`; an unsupported baseline becomes a row with its reason, not an error.
+Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const std::string& label,
+                      const BenchOptions& o, std::vector<QuantParams>* quant, Trial* c) {
+  c->row.model = net.name;
+  c->row.threads = max_threads;
+  c->row.label = label;
+  NamedDeployment nd;
+  Status s = one_torch_thread_count(lut, label, max_threads, &nd);
+  if (!s.is_ok()) {
+    c->row.status = s.message();
+    return s.code() == StatusCode::kUnsupported ? Status::ok() : s;
+  }
+  c->row.predicted_ms = nd.predicted_ms;
+  std::vector<ImplDesc> a;
+  LW_RETURN_IF_ERROR(assignment_from_names(net, lut, nd.names, &a));
+  if (uses_int8(a) && quant->empty()) {
+    std::vector<Tensor> samples;
+    LW_RETURN_IF_ERROR(calibration_samples(net, o.calibration_samples, &samples));
+    LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, samples, quant));
+  }
+  DeploymentOptions d;
+  d.registry = o.registry;
+  d.lut = &lut;
+  if (uses_int8(a)) d.quant = *quant;
+  LW_RETURN_IF_ERROR(plan_deployment(net, a, d, &c->exec));
+  c->step_ms.assign(c->exec->steps().size(), {});
+  return Status::ok();
+}
+
+// One round for one candidate: a discarded run (so the weights are as warm as in repeated
+// inference, whatever ran before), a plain run (the reported figure) and a run with step
+// timing (split into steps; its excess over the steps is the executor's overhead).
+Status run_round(Trial& c, const Tensor& x, Tensor* y) {
+  Executor& e = *c.exec;
+  LW_RETURN_IF_ERROR(e.run(x, y));
+  double cpu0 = thread_cpu_ms();
+  auto t0 = Clock::now();
+  LW_RETURN_IF_ERROR(e.run(x, y));
+  auto t1 = Clock::now();
+  c.cpu_ms.push_back(thread_cpu_ms() - cpu0);
+  c.plain_ms.push_back(ms_between(t0, t1));
+  e.set_time_steps(true);
+  t0 = Clock::now();
+  Status s = e.run(x, y);
+  t1 = Clock::now();
+  e.set_time_steps(false);
+  LW_RETURN_IF_ERROR(s);
+  double sum = 0;
+  for (size_t k = 0; k < e.steps().size(); ++k) {
+    c.step_ms[k].push_back(e.steps()[k].last_ms);
+    sum += e.steps()[k].last_ms;
+  }
+  c.overhead_ms.push_back(ms_between(t0, t1) - sum);
+  return Status::ok();
+}
+
+void summarise(Trial& c) {
+  LatencyStats st = latency_stats(c.plain_ms);
+  BenchRow& r = c.row;
+  r.measured_ms = st.median;
+  r.min_ms = st.min;
+  r.cv = st.cv;
+  r.cpu_ms = median_of(c.cpu_ms);
+  r.rounds = st.runs;
+  r.overhead_ms = median_of(c.overhead_ms);
+  r.overhead_pct = r.measured_ms > 0 ? 100 * r.overhead_ms / r.measured_ms : 0;
+  const auto& info = c.exec->steps();
+  r.steps = int(info.size());
+  for (size_t k = 0; k < info.size(); ++k)
+    if (info[k].conversion) {
+      ++r.conversions;
+      r.conversion_ms += median_of(c.step_ms[k]);
+    }
+  r.load_avg = load_average();
+}
+
+// The LUT's own figure for a step: the impl's median, or the converter's on that shape.
+double lut_ms_of(const Lut& lut, const ExecStep& s) {
+  if (s.layer < 0 || size_t(s.layer) >= lut.layers.size()) return -1;
+  const LutLayer& l = lut.layers[s.layer];
+  if (!s.conversion) {
+    for (const Impl& m : l.impls)
+      if (m.name == s.name) return m.latency_ms.median;
+    return -1;
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  for (int p : l.inputs) shapes.push_back(lut.layers[p].out_shape);
+  if (l.inputs.empty() || size_t(s.layer) + 1 == lut.layers.size()) shapes.push_back(l.out_shape);
+  for (const ConverterCosts& cc : lut.converters) {
+    if (std::find(shapes.begin(), shapes.end(), cc.shape) == shapes.end()) continue;
+    for (const auto& [name, ms] : cc.ms)
+      if (name == s.name) return ms;
+  }
+  return -1;
+}
+
+// SQNR (dB) of every candidate's output against the first one's (ref-fp32 in label order):
+// an int8 deployment is only worth its speed if its output stays close.
+Status fill_sqnr(std::vector<Trial*>& live, const Tensor& x) {
+  if (live.empty()) return Status::ok();
+  Tensor ref, y;
+  LW_RETURN_IF_ERROR(live[0]->exec->run(x, &ref));
+  for (Trial* c : live) {
+    LW_RETURN_IF_ERROR(c->exec->run(x, &y));
+    double sig = 0, err = 0;
+    for (int64_t i = 0; i < ref.shape().elements(); ++i) {
+      double d = double(ref.f32()[i]) - y.f32()[i];
+      sig += double(ref.f32()[i]) * ref.f32()[i];
+      err += d * d;
+    }
+    c->row.sqnr_db = err > 0 ? 10 * std::log10(sig / err) : 999;
+  }
+  return Status::ok();
+}
+
+void collect_steps(const Lut& lut, const Trial& c, std::vector<BenchStep>* steps) {
+  const auto& info = c.exec->steps();
+  for (size_t k = 0; k < info.size(); ++k) {
+    BenchStep s;
+    s.model = c.row.model;
+    s.label = c.row.label;
+    s.threads = c.row.threads;
+    s.index = int(k);
+    s.layer = info[k].layer;
+    s.name = info[k].name;
+    s.conversion = info[k].conversion;
+    s.measured_ms = median_of(c.step_ms[k]);
+    s.lut_ms = lut_ms_of(lut, info[k]);
+    steps->push_back(std::move(s));
+  }
+}
+
+bool above(const Format& f, int max_threads) { return f.threads > max_threads; }
+
+// Converters over formats above the cap go; an unknown name (another registry) stays.
+void drop_converters_above(const Registry& reg, int max_threads, Lut* lut) {
+  std::map<std::string, ConversionDesc> by_name;
+  for (const ConversionEntry& e : reg.conversions()) by_name[e.desc.name()] = e.desc;
+  for (ConverterCosts& cc : lut->converters) {
+    std::vector<std::pair<std::string, double>> kept;
+    for (const auto& [name, ms] : cc.ms) {
+      auto it = by_name.find(name);
+      if (it == by_name.end() || (!above(it->second.from, max_threads) && !above(it->second.to, max_threads)))
+        kept.emplace_back(name, ms);
+    }
+    cc.ms = std::move(kept);
+  }
+}
+
+}  // namespace
+
+Lut lut_with_min_latency(const Lut& lut) {
+  Lut r = lut;
+  for (LutLayer& l : r.layers)
+    for (Impl& m : l.impls)
+      if (m.ok() && m.latency_ms.min > 0) m.latency_ms.median = m.latency_ms.min;
+  return r;
+}
+
+Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& reg) {
+  Lut r = restrict_lut(lut, [&](const LutLayer&, const Impl& m) { return m.threads <= max_threads; });
+  drop_converters_above(reg, max_threads, &r);
+  ConversionCostFn cost = lut_conversion_cost(r);
+  std::map<std::string, std::unique_ptr<ConversionGraph>> graphs;  // one per tensor shape
+  std::vector<Conversion> kept;
+  for (Conversion c : r.conversions) {
+    const Format &from = r.formats[c.from_format], &to = r.formats[c.to_format];
+    if (above(from, max_threads) || above(to, max_threads)) continue;
+    const std::vector<int64_t>& d = r.layers[c.producer].out_shape;
+    Shape shape{int(d[0]), int(d[1]), int(d[2]), int(d[3])};
+    auto& g = graphs[shape.to_string()];
+    if (!g) g = std::make_unique<ConversionGraph>(reg, shape, cost);
+    c.chain_ms = g->cost(from, to);
+    if (!(c.chain_ms < kNoPath)) continue;
+    c.chain.clear();
+    for (const ConversionDesc& step : g->chain(from, to)) c.chain.push_back(step.name());
+    c.direct_ms = c.chain.size() == 1 ? c.chain_ms : -1;
+    kept.push_back(std::move(c));
+  }
+  r.conversions = std::move(kept);
+  return r;
+}
+
+double load_average() {
+  std::ifstream f("/proc/loadavg");
+  double a = -1;
+  if (!(f >> a)) return -1;
+  return a;
+}
+
+Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
+                     const ProfileOptions& profile, Lut* lut, bool* profiled) {
+  *profiled = false;
+  if (std::ifstream(path).good()) {
+    Status s = load_lut(path, lut);
+    if (s.is_ok() && lut_mismatch(*lut, net).empty()) return Status::ok();
+  }
+  ProfileOptions p = profile;
+  p.out_path = path;
+  *profiled = true;
+  return profile_network(net, registry, p, lut);
+}
+
+Status bench_network(const Network& net, const Lut& full_lut, int max_threads, const BenchOptions& o,
+                     std::vector<BenchRow>* rows, std::vector<BenchStep>* steps) {
+  if (!o.registry) return invalid_argument("bench: no registry");
+  const std::vector<std::string>& labels = o.labels.empty() ? baseline_labels() : o.labels;
+  // baseline_deployment caps the impls' thread sets but not the conversion chains, which
+  // the profiler computed over every format: a quantise may detour through thread set 2.
+  const Lut capped = cap_lut_threads(full_lut, max_threads, *o.registry);
+  const Lut& lut = capped;
+  std::vector<Trial> all(labels.size());
+  std::vector<QuantParams> quant;
+  std::vector<Trial*> live;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    LW_RETURN_IF_ERROR(plan_candidate(net, lut, max_threads, labels[i], o, &quant, &all[i]));
+    if (all[i].exec) live.push_back(&all[i]);
+  }
+  Tensor x = fidelity_inputs(net, 1)[0], y;
+  for (int r = 0; r < o.rounds; ++r) {
+    if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " round " + std::to_string(r + 1) + "/" +
+                     std::to_string(o.rounds));
+    // Rotate the order every round so no deployment always follows the same one.
+    for (size_t k = 0; k < live.size(); ++k) {
+      Trial& c = *live[(k + size_t(r)) % live.size()];
+      Status s = run_round(c, x, &y);
+      if (!s.is_ok()) return {s.code(), net.name + " " + c.row.label + ": " + s.message()};
+    }
+  }
+  LW_RETURN_IF_ERROR(fill_sqnr(live, x));
+  for (Trial& c : all) {
+    if (c.exec) {
+      summarise(c);
+      collect_steps(lut, c, steps);
+    }
+    rows->push_back(c.row);
+  }
+  return Status::ok();
+}
+
+}  // namespace lw

@@ -1,0 +1,101 @@
+/// \file
+/// `layerwise bench` (issue 8): every deployment of explorer/measure/baselines.h — Ref-FP32, each
+/// single library, Layerwise's f32 and int8 optima — planned from one LUT and measured end
+/// to end on this device, interleaved (round-robin, several rounds, medians) so that load
+/// from other processes hits all of them alike. Each row also splits its time into the
+/// steps' own times (layers and conversions) and the executor's overhead, and keeps the
+/// LUT's prediction beside the measurement so a gap between the two can be traced.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "env/lut.h"
+#include "env/measure.h"
+#include "env/profiler.h"
+#include "libs/ir/network.h"
+#include "libs/ops/registry.h"
+
+namespace lw {
+
+constexpr int kDefaultBenchRounds = 15;           // interleaved rounds per (model, threads)
+constexpr int kDefaultBenchCalibration = 4;       // calibration samples for int8 deployments
+constexpr const char* kBestSingleLabels[] = {"native", "xnnpack", "torch-nchw", "torch-nhwc"};
+
+struct BenchOptions {
+  const Registry* registry = nullptr;
+  int rounds = kDefaultBenchRounds;
+  int calibration_samples = kDefaultBenchCalibration;
+  std::vector<std::string> labels;  // empty: every baseline label
+  std::function<void(const std::string&)> log;  // progress lines (optional)
+};
+
+/// One deployment of one model under one thread cap.
+struct BenchRow {
+  std::string model;
+  int threads = 1;           // thread cap of the study (ref-fp32 always uses 1)
+  std::string label;
+  std::string status = "ok"; // or why it was not measured
+  double predicted_ms = 0;   // LUT cost of the assignment (exact optimum of that baseline)
+  double measured_ms = 0;    // end to end, median over rounds of plain runs
+  double min_ms = 0, cv = 0;
+  /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment
+  /// this is its latency without the time other processes held the CPU (a shared machine
+  /// preempts it at random); for 2 threads it also counts the caller's waiting.
+  double cpu_ms = 0;
+  int rounds = 0;
+  int steps = 0, conversions = 0;  // executor steps, of which conversions
+  double conversion_ms = 0;  // sum over conversion steps of their median time
+  double overhead_ms = 0;    // median over timed runs of (run time - sum of its steps' times)
+  double overhead_pct = 0;   // overhead_ms / measured_ms * 100
+  double sqnr_db = 0;        // output vs ref-fp32's on the bench input (10 log10 signal / error)
+  double load_avg = 0;       // 1-minute load average when this (model, threads) finished
+  double vs_ref = 0, vs_best_single = 0;  // speed-ups (> 1: faster), filled by fill_speedups
+  std::string best_single;   // the fastest measured single-library label of this block
+};
+
+/// One executor step of one deployment: its measured median against the LUT's figure.
+struct BenchStep {
+  std::string model, label;
+  int threads = 1;
+  int index = 0, layer = -1;
+  std::string name;
+  bool conversion = false;
+  double measured_ms = 0;
+  double lut_ms = -1;  // the LUT's median for this impl / converter; -1 when absent
+};
+
+/// The LUT for `net` at `path` when it matches the model and this device; otherwise
+/// profiles it (resumable through "<path>.partial") with `profile` options.
+Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
+                     const ProfileOptions& profile, Lut* lut, bool* profiled);
+
+/// `lut` as a study capped at `max_threads` must see it: implementations, converters and
+/// conversion chains that use a larger thread set removed, the chains recomputed without
+/// them (the profiler's chains may pass through any thread set).
+Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& registry);
+
+/// The LUT with every implementation's median replaced by its minimum: on a loaded shared
+/// machine other processes only ever add time, so the minimum of a few runs estimates the
+/// undisturbed latency better than the median, and the search stops chasing noise.
+Lut lut_with_min_latency(const Lut& lut);
+
+/// Plans every deployment of `net` under thread cap `max_threads` and measures them
+/// interleaved; appends one row per label (unsupported ones with their reason) and the
+/// per-step figures of every measured deployment.
+Status bench_network(const Network& net, const Lut& lut, int max_threads, const BenchOptions& o,
+                     std::vector<BenchRow>* rows, std::vector<BenchStep>* steps);
+
+/// Speed-ups of every row relative to ref-fp32 and to the best single library of its
+/// (model, threads) block.
+void fill_speedups(std::vector<BenchRow>* rows);
+
+std::string bench_csv(const std::vector<BenchRow>& rows);
+std::string bench_steps_csv(const std::vector<BenchStep>& steps);
+/// A summary table (one line per model and thread cap) and one detailed table per block.
+std::string bench_markdown(const std::vector<BenchRow>& rows, const std::string& preamble);
+
+/// The 1-minute load average (/proc/loadavg), -1 when unreadable.
+double load_average();
+
+}  // namespace lw

@@ -1,0 +1,159 @@
+// Speed-ups and the CSV / Markdown reports of `layerwise bench`.
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "explorer/measure/bench.h"
+
+namespace lw {
+
+namespace {
+
+bool is_single_library(const std::string& label) {
+  for (const char* l : kBestSingleLabels)
+    if (label == l) return true;
+  return false;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// CSV field: quoted when it holds a separator or a quote.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+using Block = std::vector<const BenchRow*>;
+
+// Rows grouped by (model, threads), in first-seen order.
+std::vector<Block> blocks_of(const std::vector<BenchRow>& rows) {
+  std::vector<Block> blocks;
+  std::map<std::pair<std::string, int>, size_t> index;
+  for (const BenchRow& r : rows) {
+    auto key = std::make_pair(r.model, r.threads);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      index[key] = blocks.size();
+      blocks.push_back({&r});
+    } else {
+      blocks[it->second].push_back(&r);
+    }
+  }
+  return blocks;
+}
+
+const BenchRow* find_label(const Block& b, const std::string& label) {
+  for (const BenchRow* r : b)
+    if (r->label == label && r->status == "ok") return r;
+  return nullptr;
+}
+
+std::string speedup(double v) { return v > 0 ? fmt("%.2fx", v) : "-"; }
+
+std::string summary_line(const Block& b) {
+  const BenchRow* ref = find_label(b, "ref-fp32");
+  const BenchRow* best = b.empty() || b[0]->best_single.empty() ? nullptr : find_label(b, b[0]->best_single);
+  const BenchRow* o32 = find_label(b, "opt-fp32");
+  const BenchRow* o8 = find_label(b, "opt-int8");
+  auto ms = [](const BenchRow* r) { return r ? fmt("%.2f", r->measured_ms) : std::string("-"); };
+  std::string s = "| " + b[0]->model + " | " + std::to_string(b[0]->threads) + " | " + ms(ref) + " | " +
+                  (best ? best->label + " " + ms(best) : "-") + " | " + ms(o32) + " | " + ms(o8) + " | ";
+  s += (o32 ? speedup(o32->vs_ref) : "-") + " | " + (o32 ? speedup(o32->vs_best_single) : "-") + " | ";
+  s += (o8 ? speedup(o8->vs_ref) : "-") + " | " + (o8 ? speedup(o8->vs_best_single) : "-") + " | ";
+  // The same ratios on thread CPU time (load-robust for 1-thread deployments).
+  double best_cpu = 0;
+  for (const BenchRow* r : b)
+    if (r->status == "ok" && is_single_library(r->label) && (best_cpu == 0 || r->cpu_ms < best_cpu)) best_cpu = r->cpu_ms;
+  auto cpu_ratio = [](const BenchRow* num, double den_ms, const BenchRow* row) {
+    return row && row->cpu_ms > 0 && (num ? num->cpu_ms : den_ms) > 0 ? speedup((num ? num->cpu_ms : den_ms) / row->cpu_ms)
+                                                                      : std::string("-");
+  };
+  s += cpu_ratio(ref, 0, o32) + " | " + cpu_ratio(nullptr, best_cpu, o32) + " | " + cpu_ratio(nullptr, best_cpu, o8) + " | ";
+  return s + fmt("%.2f", b.back()->load_avg) + " |\n";
+}
+
+std::string detail_table(const Block& b) {
+  std::ostringstream os;
+  os << "\n### " << b[0]->model << ", threads <= " << b[0]->threads << "\n\n"
+     << "| deployment | predicted ms | measured ms | min ms | CV | thread CPU ms | vs ref-fp32 | vs best single | steps (conv.) "
+        "| conversions ms | overhead ms (%) | SQNR vs ref dB |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const BenchRow* r : b) {
+    if (r->status != "ok") {
+      os << "| " << r->label << " | not measured: " << r->status << " ||||||||||\n";
+      continue;
+    }
+    os << "| " << r->label << " | " << fmt("%.2f", r->predicted_ms) << " | " << fmt("%.2f", r->measured_ms) << " | "
+       << fmt("%.2f", r->min_ms) << " | " << fmt("%.3f", r->cv) << " | " << fmt("%.2f", r->cpu_ms) << " | " << speedup(r->vs_ref) << " | "
+       << speedup(r->vs_best_single) << " | " << r->steps << " (" << r->conversions << ") | "
+       << fmt("%.3f", r->conversion_ms) << " | " << fmt("%.3f", r->overhead_ms) << " ("
+       << fmt("%.1f", r->overhead_pct) << " %) | " << fmt("%.1f", r->sqnr_db) << " |\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+void fill_speedups(std::vector<BenchRow>* rows) {
+  std::map<std::pair<std::string, int>, const BenchRow*> ref, best;
+  for (const BenchRow& r : *rows) {
+    if (r.status != "ok" || r.measured_ms <= 0) continue;
+    auto key = std::make_pair(r.model, r.threads);
+    if (r.label == "ref-fp32") ref[key] = &r;
+    if (is_single_library(r.label) && (!best.count(key) || r.measured_ms < best[key]->measured_ms)) best[key] = &r;
+  }
+  std::map<std::pair<std::string, int>, std::pair<double, std::string>> ref_ms, best_ms;
+  for (auto& [k, r] : ref) ref_ms[k] = {r->measured_ms, r->label};
+  for (auto& [k, r] : best) best_ms[k] = {r->measured_ms, r->label};
+  for (BenchRow& r : *rows) {
+    auto key = std::make_pair(r.model, r.threads);
+    if (best_ms.count(key)) r.best_single = best_ms[key].second;
+    if (r.status != "ok" || r.measured_ms <= 0) continue;
+    if (ref_ms.count(key)) r.vs_ref = ref_ms[key].first / r.measured_ms;
+    if (best_ms.count(key)) r.vs_best_single = best_ms[key].first / r.measured_ms;
+  }
+}
+
+std::string bench_csv(const std::vector<BenchRow>& rows) {
+  std::ostringstream os;
+  os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
+        "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg\n";
+  for (const BenchRow& r : rows)
+    os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
+       << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
+       << fmt("%.4f", r.cv) << ',' << fmt("%.4f", r.cpu_ms) << ',' << r.rounds << ',' << r.steps << ',' << r.conversions << ','
+       << fmt("%.4f", r.conversion_ms) << ',' << fmt("%.4f", r.overhead_ms) << ',' << fmt("%.2f", r.overhead_pct)
+       << ',' << fmt("%.4f", r.vs_ref) << ',' << fmt("%.4f", r.vs_best_single) << ',' << r.best_single << ','
+       << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << '\n';
+  return os.str();
+}
+
+std::string bench_steps_csv(const std::vector<BenchStep>& steps) {
+  std::ostringstream os;
+  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms\n";
+  for (const BenchStep& s : steps)
+    os << s.model << ',' << s.threads << ',' << s.label << ',' << s.index << ',' << s.layer << ',' << s.name << ','
+       << (s.conversion ? 1 : 0) << ',' << fmt("%.5f", s.measured_ms) << ',' << fmt("%.5f", s.lut_ms) << '\n';
+  return os.str();
+}
+
+std::string bench_markdown(const std::vector<BenchRow>& rows, const std::string& preamble) {
+  std::ostringstream os;
+  os << preamble << "\n"
+     << "| model | threads | ref-fp32 ms | best single library ms | opt-fp32 ms | opt-int8 ms | opt-fp32 vs ref "
+        "| opt-fp32 vs best single | opt-int8 vs ref | opt-int8 vs best single "
+        "| CPU: opt-fp32 vs ref | CPU: opt-fp32 vs best single | CPU: opt-int8 vs best single | load avg |\n"
+     << "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::vector<Block> blocks = blocks_of(rows);
+  for (const Block& b : blocks) os << summary_line(b);
+  for (const Block& b : blocks) os << detail_table(b);
+  return os.str();
+}
+
+}  // namespace lw

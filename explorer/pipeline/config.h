@@ -1,0 +1,81 @@
+/// \file
+/// The experiment config: one JSON file drives the whole pipeline
+/// (profile → search → filter → pareto → replay). Every key is listed in README.md
+/// ("Experiment configs"); defaults are the named constants below; unknown keys and wrong
+/// types are rejected with the file and the JSON path. The fully resolved config is written
+/// next to the results so a run can be repeated exactly.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "explorer/measure/evaluator.h"
+#include "libs/core/status.h"
+
+namespace lw {
+
+// Defaults (QS-DNN §V and §VI where the paper gives one).
+constexpr int kDefaultWarmup = 1;             // discarded runs per measurement
+constexpr int kDefaultRuns = 20;              // timed runs per measurement (median)
+constexpr double kDefaultCvThreshold = 0.05;  // repeat until the coefficient of variation is below
+constexpr int kDefaultMaxRuns = 100;          // ... or this many runs
+constexpr double kDefaultMaxSeconds = 2.0;    // ... or this long on one measurement
+constexpr double kDefaultLatencyBandPct = 25; // filter keeps candidates within this of the fastest
+constexpr double kDefaultMaxAccuracyDropPct = 1.0;
+constexpr int kDefaultFilterCandidates = 16;  // at most this many candidates measured on device
+constexpr int kDefaultReplayRuns = 20;
+constexpr const char* kDefaultAgent = "qlearning";
+constexpr const char* kDefaultOutputDir = "results";
+
+struct AgentSpec {
+  std::string name;        // registry name: qlearning, dqn, random, greedy, ...
+  nlohmann::json params;   // the agent's own hyperparameters, validated by the agent
+};
+
+struct ExperimentConfig {
+  std::string name;                    // experiment name (run ids start with the model name)
+  std::string model;                   // zoo name or network .json path
+  std::vector<std::string> libraries;  // libraries to profile; empty = all available
+  std::vector<int> threads{1, 2};      // thread sets: 1 = cpu0, 2 = cpu0-1
+  // profile
+  int warmup = kDefaultWarmup;
+  int runs = kDefaultRuns;
+  double cv_threshold = kDefaultCvThreshold;
+  int max_runs = kDefaultMaxRuns;
+  double max_seconds = kDefaultMaxSeconds;
+  bool cold_cache = true;              // Protocol::cold_cache (env/measure.h)
+  std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
+  // search
+  std::string objective = "latency";   // latency | weighted (latency + memory_weight x MiB)
+  double memory_weight_ms_per_mib = 0; // only for "weighted": reward = -(ms + w * MiB)
+  std::optional<double> max_memory_mib;  // hard constraint in the search and the filter
+  std::vector<AgentSpec> agents;
+  std::vector<uint64_t> seeds{1};
+  // filter / accuracy
+  double latency_band_pct = kDefaultLatencyBandPct;
+  double max_accuracy_drop_pct = kDefaultMaxAccuracyDropPct;
+  int filter_candidates = kDefaultFilterCandidates;
+  int test_images = kDefaultTestImages;
+  int calibration_images = kDefaultCalibrationImages;
+  int fidelity_inputs = kDefaultFidelityInputs;
+  std::string eval_inputs, eval_labels, calibration_inputs;  // the user's data (.npy); "" = none
+  // replay
+  int replay_runs = kDefaultReplayRuns;
+  std::string output_dir = kDefaultOutputDir;
+};
+
+/// Names the config may use, supplied by the components that own them.
+struct ConfigVocabulary {
+  std::vector<std::string> libraries;
+  std::vector<std::string> agents;
+};
+
+Status parse_config(const std::string& text, const std::string& origin, const ConfigVocabulary& vocab,
+                    ExperimentConfig* out);
+Status load_config(const std::string& path, const ConfigVocabulary& vocab, ExperimentConfig* out);
+/// Every field, defaults filled in: what results/<run-id>/config.json holds.
+nlohmann::json resolved_config(const ExperimentConfig& c);
+
+}  // namespace lw

@@ -1,0 +1,156 @@
+#include "explorer/pipeline/replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "libs/core/files.h"
+#include "explorer/measure/deployment.h"
+#include "libs/ir/network_json.h"
+
+namespace lw {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double cpu_ms_now() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+// End-to-end runs of a plain plan (wall and process CPU time per run) alternating in blocks
+// with runs of a plan with per-step timing (each step's median): both see the same machine
+// state, the clock reads never inflate the end-to-end figure, and within a block the runs
+// follow each other as in deployment (interleaving single runs would let the two plans evict
+// each other's caches: +85 % on a 0.25 ms network). CPU time tells waiting for a core (other
+// processes on a shared machine) apart from running.
+Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
+                  std::unique_ptr<Executor>* stepped, ReplayResult* r) {
+  std::unique_ptr<Executor> plain;
+  LW_RETURN_IF_ERROR(ev.plan(names, false, &plain));
+  LW_RETURN_IF_ERROR(ev.plan(names, true, stepped));
+  const size_t steps = (*stepped)->steps().size();
+  std::vector<std::vector<double>> t(steps);
+  std::vector<double> wall, cpu;
+  Tensor y;
+  const int blocks = std::min(kReplayBlocks, o.runs);
+  for (int b = 0; b < blocks; ++b) {
+    const int n = o.runs / blocks + (b < o.runs % blocks);
+    for (int k = 0; k < o.warmup + n; ++k) {
+      auto w0 = std::chrono::steady_clock::now();
+      double c0 = cpu_ms_now();
+      LW_RETURN_IF_ERROR(plain->run(ev.sample(), &y));
+      double c1 = cpu_ms_now();
+      double w = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+      if (k >= o.warmup) wall.push_back(w), cpu.push_back(c1 - c0);
+    }
+    for (int k = 0; k < o.warmup + n; ++k) {
+      LW_RETURN_IF_ERROR((*stepped)->run(ev.sample(), &y));
+      if (k >= o.warmup)
+        for (size_t s = 0; s < steps; ++s) t[s].push_back((*stepped)->steps()[s].last_ms);
+    }
+  }
+  r->end_to_end.latency = latency_stats(wall);
+  r->cpu_median_ms = median(cpu);
+  r->step_ms.resize(steps);
+  for (size_t s = 0; s < steps; ++s) r->step_ms[s] = median(t[s]);
+  return Status::ok();
+}
+
+// Per layer: the LUT's impl median and incoming conversion costs (the cost model's terms)
+// next to the measured steps.
+std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::string>& names, const Executor& ex,
+                                   const std::vector<double>& step_ms) {
+  const Lut& lut = ev.lut();
+  const Problem& p = ev.problem();
+  std::vector<int> a = lut_indices(lut, names);
+  std::vector<ReplayLayer> rows(lut.layers.size());
+  for (size_t i = 1; i < rows.size(); ++i) {
+    rows[i].layer = int(i);
+    rows[i].name = lut.layers[i].name;
+    rows[i].impl = names[i];
+    rows[i].lut_ms = lut.layers[i].impls[a[i]].latency_ms.median;
+  }
+  for (const Problem::Edge& e : p.edges) rows[e.consumer].lut_conversion_ms += p.edge_cost(e, a[e.producer], a[e.consumer]);
+  rows.back().lut_conversion_ms += p.out_ms[a[p.n - 1]];
+  for (size_t s = 0; s < ex.steps().size(); ++s) {
+    const ExecStep& st = ex.steps()[s];
+    if (st.layer < 1 || st.layer >= int(rows.size())) continue;
+    ReplayLayer& r = rows[st.layer];
+    if (st.conversion) {
+      r.measured_conversion_ms += step_ms[s];
+      ++r.conversions;
+    } else {
+      r.measured_ms += step_ms[s];
+    }
+  }
+  rows.erase(rows.begin());  // the input
+  return rows;
+}
+
+}  // namespace
+
+Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std::string>& names,
+                  const ReplayOptions& o, const std::string& out_dir, ReplayResult* out) {
+  if (o.runs < 1 || o.warmup < 0) return invalid_argument("replay: runs must be >= 1 and warm-up >= 0");
+  ReplayResult r;
+  Protocol once{0, 1, 0.0, 1, 1e9};  // accuracy and memory; the timing is done below
+  LW_RETURN_IF_ERROR(ev.measure(label, names, &r.end_to_end, &once));
+  std::unique_ptr<Executor> ex;
+  LW_RETURN_IF_ERROR(timed_runs(ev, names, o, &ex, &r));
+  const Measurement& m = r.end_to_end;
+  r.gap_pct = m.predicted_ms > 0 ? 100 * (m.latency.median - m.predicted_ms) / m.predicted_ms : 0;
+  for (double s : r.step_ms) r.steps_sum_ms += s;
+  r.layers = breakdown(ev, names, *ex, r.step_ms);
+  r.steps = ex->steps();
+  double load[1] = {-1};
+  if (getloadavg(load, 1) == 1) r.load_average = load[0];
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return io_error("cannot create " + out_dir + ": " + ec.message());
+  LW_RETURN_IF_ERROR(write_file_atomic(out_dir + "/replay.json", replay_json(ev.network().name, r)));
+  *out = std::move(r);
+  return Status::ok();
+}
+
+std::string replay_json(const std::string& model, const ReplayResult& r) {
+  using nlohmann::json;
+  const Measurement& m = r.end_to_end;
+  json j{{"format", "layerwise-replay/1"}, {"model", model}, {"label", m.label}};
+  j["latency_ms"] = {{"predicted", m.predicted_ms}, {"median", m.latency.median}, {"min", m.latency.min},
+                     {"p90", m.latency.p90}, {"cv", m.latency.cv}, {"runs", m.latency.runs},
+                     {"gap_pct", r.gap_pct}, {"sum_of_step_medians", r.steps_sum_ms},
+                     {"process_cpu_median", r.cpu_median_ms}};
+  j["load_average_1min"] = r.load_average;
+  j["memory_bytes"] = {{"predicted", m.predicted_memory_bytes}, {"planned_peak", m.memory.peak_bytes()},
+                       {"arena", m.memory.arena_bytes}, {"workspace", m.memory.workspace_bytes},
+                       {"weights", m.memory.weight_bytes}, {"measured_heap", m.memory.measured_heap_bytes}};
+  j["accuracy"] = {{"metric", m.accuracy.metric}, {"images", m.accuracy.images}, {"top1", m.accuracy.top1},
+                   {"label", m.accuracy.label()}};
+  if (m.accuracy.metric == "fidelity") j["accuracy"]["sqnr_db"] = m.accuracy.sqnr_db;
+  j["precision"] = {{"int8_layers", m.int8_layers}, {"bf16_layers", m.bf16_layers}, {"f32_layers", m.f32_layers}};
+  json layers = json::array();
+  for (const ReplayLayer& l : r.layers)
+    layers.push_back({{"layer", l.name}, {"impl", l.impl}, {"lut_ms", l.lut_ms}, {"measured_ms", l.measured_ms},
+                      {"lut_conversion_ms", l.lut_conversion_ms}, {"measured_conversion_ms", l.measured_conversion_ms},
+                      {"conversions", l.conversions}});
+  j["layers"] = layers;
+  json steps = json::array();
+  for (size_t i = 0; i < r.steps.size() && i < r.step_ms.size(); ++i)
+    steps.push_back({{"name", r.steps[i].name}, {"layer", r.steps[i].layer}, {"conversion", r.steps[i].conversion},
+                     {"median_ms", r.step_ms[i]}});
+  j["steps"] = steps;
+  return j.dump(1) + "\n";
+}
+
+}  // namespace lw

@@ -1,0 +1,53 @@
+/// \file
+/// The replay stage (issue 6, QS-DNN §VI-C): the chosen deployment run end to end N times on
+/// this device — median latency, peak memory (planned and measured heap), accuracy or
+/// fidelity — against the LUT's predictions, with a per-layer breakdown (each step timed in
+/// its own pass) so that a gap between prediction and measurement can be traced to layers,
+/// conversions or the overhead between steps. Writes replay.json atomically.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "explorer/pipeline/config.h"  // kDefaultReplayRuns
+#include "explorer/measure/evaluator.h"
+
+namespace lw {
+
+constexpr int kDefaultReplayWarmup = 3;  // discarded runs at the start of every block
+constexpr int kReplayBlocks = 5;         // end-to-end and per-step runs alternate in blocks
+
+struct ReplayOptions {
+  int runs = kDefaultReplayRuns;      // timed end-to-end runs (and timed per-step runs)
+  int warmup = kDefaultReplayWarmup;  // discarded runs before each
+};
+
+/// One layer of the breakdown: the LUT's median vs the median of its step in the replay;
+/// conversions feeding the layer (or, for the last layer, the network output) likewise.
+struct ReplayLayer {
+  int layer = 0;
+  std::string name, impl;
+  double lut_ms = 0, measured_ms = 0;
+  double lut_conversion_ms = 0, measured_conversion_ms = 0;
+  int conversions = 0;  // conversion steps the executor inserted for this layer
+};
+
+struct ReplayResult {
+  Measurement end_to_end;           // predictions, latency, accuracy, memory
+  double gap_pct = 0;               // (measured median - predicted) / predicted, in %
+  double steps_sum_ms = 0;          // sum of the per-step medians
+  std::vector<ExecStep> steps;      // the executor's steps (conversions included), in run order
+  std::vector<double> step_ms;      // per executor step, median
+  double cpu_median_ms = 0;         // process CPU time per end-to-end run, median
+  double load_average = -1;         // 1-minute load average after the runs (shared machine)
+  std::vector<ReplayLayer> layers;  // in layer order
+};
+
+/// Runs the deployment `names` (one implementation per LUT layer) and writes
+/// <out_dir>/replay.json.
+Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std::string>& names,
+                  const ReplayOptions& o, const std::string& out_dir, ReplayResult* out);
+
+/// The replay.json text.
+std::string replay_json(const std::string& model, const ReplayResult& r);
+
+}  // namespace lw

@@ -1,0 +1,83 @@
+#include "explorer/pipeline/run_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace lw::cli {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+const MeasuredPoint* point(const RunSummary& s, const std::string& label) {
+  for (const auto& p : s.points)
+    if (p.label == label) return &p;
+  return nullptr;
+}
+
+std::string accuracy_cell(const MeasuredPoint& p) {
+  if (p.accuracy < 0) return "–";
+  return fmt("%.2f %%", 100 * p.accuracy) + (p.accuracy_metric == "fidelity" ? " (fidelity)" : "");
+}
+
+void deployments_table(const RunSummary& s, std::ostringstream& o) {
+  const MeasuredPoint* ref = point(s, "ref-fp32");
+  o << "| deployment | predicted ms | measured ms | speed-up vs ref-fp32 | accuracy | peak memory MiB |\n"
+    << "|---|---|---|---|---|---|\n";
+  for (const auto& p : s.points) {
+    std::string speedup = ref && p.measured_ms > 0 ? fmt("%.2fx", ref->measured_ms / p.measured_ms) : "–";
+    o << "| " << p.label << " | " << fmt("%.3f", p.predicted_ms) << " | " << fmt("%.3f", p.measured_ms) << " | "
+      << speedup << " | " << accuracy_cell(p) << " | " << fmt("%.2f", p.peak_memory_bytes / 1048576.0) << " |\n";
+  }
+}
+
+void search_table(const RunSummary& s, std::ostringstream& o) {
+  o << "| agent | seed | best predicted ms | gap to optimum | states considered | wall ms | episodes | distinct |\n"
+    << "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& a : s.searches) {
+    double gap = s.exact_optimum_ms > 0 ? 100 * (a.best_latency_ms / s.exact_optimum_ms - 1) : 0;
+    o << "| " << a.agent << " | " << a.seed << " | " << fmt("%.4f", a.best_latency_ms) << " | "
+      << fmt("%.2f %%", gap) << " | " << a.states << " | " << fmt("%.1f", a.wall_ms) << " | " << a.episodes << " | "
+      << a.distinct << " |\n";
+  }
+  o << "\nCertified optimum of the LUT (exact solver): " << fmt("%.4f", s.exact_optimum_ms) << " ms.\n";
+}
+
+void chosen_table(const RunSummary& s, std::ostringstream& o) {
+  if (!s.lut || s.chosen.size() != s.lut->layers.size()) return;
+  o << "| layer | kind | implementation |\n|---|---|---|\n";
+  for (size_t i = 1; i < s.chosen.size(); ++i)
+    o << "| " << s.lut->layers[i].name << " | " << to_string(s.lut->layers[i].kind) << " | `" << s.chosen[i] << "` |\n";
+}
+
+}  // namespace
+
+std::string summary_markdown(const RunSummary& s) {
+  std::ostringstream o;
+  o << "# Layerwise run: " << s.model << "\n\n";
+  o << "Run directory: `" << s.run_dir << "`  \nLUT: `" << s.lut_path << "` ("
+    << (s.lut_reused ? "reused" : "profiled in " + fmt("%.0f s", s.profile_s)) << ")\n\n";
+  o << "## Deployments measured on this device\n\n";
+  deployments_table(s, o);
+  o << "\nEvery row was timed in the same interleaved window (the filter's), so the rows compare.\n";
+  if (!s.chosen.empty()) {
+    o << "\n**Why the chosen deployment:** " << s.chosen_why << ".\n";
+    o << "\nReplay of the chosen deployment (a later run): " << fmt("%.3f ms", s.replay_ms) << ", "
+      << fmt("%+.1f %%", s.replay_gap_pct) << " vs the LUT prediction (replay.json has the per-layer breakdown).\n";
+  }
+  o << "\n## Search\n\n";
+  search_table(s, o);
+  o << "\n## Chosen implementation per layer\n\n";
+  chosen_table(s, o);
+  return o.str();
+}
+
+void print_summary(const RunSummary& s) {
+  std::printf("\n%s", summary_markdown(s).c_str());
+}
+
+}  // namespace lw::cli

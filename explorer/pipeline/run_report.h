@@ -1,0 +1,54 @@
+/// \file
+/// The end of `layerwise run`: a summary table on stdout and results/<run-id>/summary.md —
+/// reference vs found latency, speed-up, memory, accuracy, the chosen implementation per
+/// layer, and what every search cost.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "env/lut.h"
+
+namespace lw::cli {
+
+/// One agent run of the search stage.
+struct AgentOutcome {
+  std::string agent;
+  uint64_t seed = 0;
+  std::vector<std::string> best;  // implementation per LUT layer
+  double best_latency_ms = 0;     // LUT prediction
+  double best_memory_bytes = 0;   // predicted peak
+  long long states = 0;
+  double wall_ms = 0;
+  int episodes = 0;
+  bool proven_optimal = false;
+  size_t distinct = 0;            // distinct deployments found
+};
+
+/// A deployment as measured on the device by the filter / replay stages.
+struct MeasuredPoint {
+  std::string label;              // ref-fp32, opt-fp32, all-int8, chosen, ...
+  double predicted_ms = 0, measured_ms = 0;
+  double accuracy = -1;           // -1: not measured
+  std::string accuracy_metric;    // "top1" or "fidelity"
+  double peak_memory_bytes = 0;
+};
+
+struct RunSummary {
+  std::string run_dir, model, lut_path;
+  bool lut_reused = false;
+  double profile_s = 0;
+  std::vector<AgentOutcome> searches;
+  double exact_optimum_ms = 0;    // certified optimum of the LUT (for gaps)
+  std::vector<MeasuredPoint> points;
+  std::vector<std::string> chosen;  // implementation per LUT layer
+  std::string chosen_why;           // why the filter chose it (explorer/pipeline/choice.h)
+  double replay_gap_pct = 0;        // chosen: measured vs predicted latency
+  double replay_ms = 0;             // chosen: median of the replay (a later run than the filter's)
+  const Lut* lut = nullptr;
+};
+
+/// Markdown summary (also printed, as plain text, on stdout).
+std::string summary_markdown(const RunSummary& s);
+void print_summary(const RunSummary& s);
+
+}  // namespace lw::cli

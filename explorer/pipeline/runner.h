@@ -1,0 +1,30 @@
+/// \file
+/// `layerwise run`: one experiment config drives profile → search → filter → pareto →
+/// replay into results/<run-id>/. Stages whose outputs are already there and valid are
+/// skipped (the LUT is cached per model, device, libraries, thread sets and protocol in
+/// results/luts/), and an interrupted run resumes in its own directory.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "env/profiler.h"
+#include "explorer/pipeline/config.h"
+
+namespace lw::cli {
+
+struct RunOptions {
+  bool quiet = false;   // no progress lines
+  bool fresh = false;   // start a new run directory even if an unfinished one matches
+};
+
+/// Runs the experiment; throws UsageError on user errors. Returns the run directory.
+std::string run_experiment(const ExperimentConfig& config, const std::string& config_path, const RunOptions& o);
+
+/// What the profile stage measures for `config` (libraries, thread sets, protocol); `layerwise
+/// sweep` profiles each LUT of a grid once with it.
+ProfileOptions profile_options(const ExperimentConfig& config);
+
+/// The names the config may use: libraries of this build and registered agents.
+ConfigVocabulary config_vocabulary();
+
+}  // namespace lw::cli

@@ -1,0 +1,47 @@
+#include "libs/core/files.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace lw {
+
+Status read_file(const std::string& path, std::string* data) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  *data = ss.str();
+  return Status::ok();
+}
+
+Status write_file_atomic(const std::string& path, const std::string& data) {
+  std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return io_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  ok = (std::fflush(f) == 0) && ok;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return io_error(path + ": write failed (" + std::strerror(errno) + ")");
+  }
+  return Status::ok();
+}
+
+Status make_dirs(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return ec ? io_error("cannot create " + dir + ": " + ec.message()) : Status::ok();
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::string text;
+  if (!read_file(path, &text).is_ok()) return nlohmann::json();
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+}  // namespace lw

@@ -1,0 +1,23 @@
+/// \file
+/// Whole-file input and output for every reader and writer of the project: results are
+/// written through a temporary file and a rename, so a reader (or a resumed run) never sees
+/// half a file.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "libs/core/status.h"
+
+namespace lw {
+
+Status read_file(const std::string& path, std::string* data);
+/// Writes `data` to `path` via a temporary file and rename.
+Status write_file_atomic(const std::string& path, const std::string& data);
+/// Creates `dir` and its parents (no error when it exists).
+Status make_dirs(const std::string& dir);
+/// A JSON file the program wrote itself (run state, manifests, status files): null when it
+/// cannot be read (not there yet), discarded when it is not JSON (cut short by a kill).
+/// User input goes through JsonReader (libs/core/json_reader.h) instead.
+nlohmann::json read_json_file(const std::string& path);
+
+}  // namespace lw
