@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "libs/core/files.h"
 #include "libs/ir/network_json.h"
 
 namespace lw {
