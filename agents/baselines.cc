@@ -17,11 +17,11 @@ struct RandomConfig {
 
 Status run_random(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   RandomConfig cfg;
-  ConfigReader r("random", req.config_json);
+  JsonReader r = agent_config("random", req.config_json);
   if (req.episodes > 0) cfg.episodes = req.episodes;
   r.integer("episodes", &cfg.episodes, 1, 1 << 30);
   LW_RETURN_IF_ERROR(r.finish());
-  out->config_json = r.resolved();
+  out->config_json = r.resolved().dump();
   Rng rng(req.seed);
   SolutionLog log(req.record_solutions);
   std::vector<int> allowed(env.problem().max_actions);
@@ -50,9 +50,9 @@ namespace {
 // One greedy pass: at each layer the allowed impl of least cost; DS scores the layer's own
 // latency, DS+ adds the conversion penalties from the producers already chosen.
 Status greedy(DeploymentEnv& env, const AgentRequest& req, bool with_penalty, SearchResult* out) {
-  ConfigReader r(with_penalty ? "greedy_penalty" : "greedy", req.config_json);
+  JsonReader r = agent_config(with_penalty ? "greedy_penalty" : "greedy", req.config_json);
   LW_RETURN_IF_ERROR(r.finish());
-  out->config_json = r.resolved();
+  out->config_json = r.resolved().dump();
   const Problem& p = env.problem();
   env.reset(req.seed);
   int64_t scored = 0;

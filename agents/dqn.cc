@@ -54,25 +54,25 @@ struct DqnConfig {
 };
 
 Status parse(const AgentRequest& req, DqnConfig* c, std::string* resolved) {
-  ConfigReader r("dqn", req.config_json);
+  JsonReader r = agent_config("dqn", req.config_json);
   if (req.episodes > 0) c->episodes = req.episodes;
   r.integer("episodes", &c->episodes, 1, 1 << 30);
   r.integer("hidden", &c->hidden, 1, 1 << 16);
-  r.number("lr", &c->lr);
-  r.number("lr_end", &c->lr_end);
+  r.number("lr", &c->lr, 0, 1);
+  r.number("lr_end", &c->lr_end, 0, 1);
   r.integer("n_step", &c->n_step, 1, 1 << 20);
   r.integer("buffer", &c->buffer, 1, 1 << 20);
   r.integer("batch", &c->batch, 1, 1 << 16);
   r.integer("learning_starts", &c->learning_starts, 0, 1 << 30);
   r.integer("train_every", &c->train_every, 1, 1 << 20);
   r.integer("target_every", &c->target_every, 1, 1 << 30);
-  r.number("eps_start", &c->eps_start);
-  r.number("exploration_fraction", &c->exploration_fraction);
+  r.number("eps_start", &c->eps_start, 0, 1);
+  r.number("exploration_fraction", &c->exploration_fraction, 0, 1);
   r.integer("eval_every", &c->eval_every, 1, 1 << 30);
   LW_RETURN_IF_ERROR(r.finish());
   if (!(c->eps_start >= 0 && c->eps_start <= 1) || !(c->exploration_fraction > 0 && c->exploration_fraction <= 1))
     return invalid_argument("dqn config: eps_start must be within [0, 1] and exploration_fraction within (0, 1]");
-  *resolved = r.resolved();
+  *resolved = r.resolved().dump();
   return Status::ok();
 }
 

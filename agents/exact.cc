@@ -213,9 +213,9 @@ PGraph build_graph(const DeploymentEnv& env) {
 }  // namespace
 
 Status run_exact(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
-  ConfigReader r("exact", req.config_json);
+  JsonReader r = agent_config("exact", req.config_json);
   LW_RETURN_IF_ERROR(r.finish());
-  out->config_json = r.resolved();
+  out->config_json = r.resolved().dump();
   const Problem& p = env.problem();
   std::vector<int> sizes(p.n);
   for (int t = 0; t < p.n; ++t) sizes[t] = p.actions(t);

@@ -21,9 +21,9 @@ struct Node {
 };
 
 Status graph_search(DeploymentEnv& env, const AgentRequest& req, bool astar, SearchResult* out) {
-  ConfigReader r(astar ? "astar" : "dijkstra", req.config_json);
+  JsonReader r = agent_config(astar ? "astar" : "dijkstra", req.config_json);
   LW_RETURN_IF_ERROR(r.finish());
-  out->config_json = r.resolved();
+  out->config_json = r.resolved().dump();
   const Problem& p = env.problem();
   const int n = p.n, total = p.offset[n];
   std::vector<int> layer_of(total);

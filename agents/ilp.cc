@@ -196,14 +196,14 @@ struct IlpAgentConfig {
 
 Status run_ilp(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   IlpAgentConfig cfg;
-  ConfigReader r("ilp", req.config_json);
+  JsonReader r = agent_config("ilp", req.config_json);
   r.text("memory_model", &cfg.memory_model);
-  r.number("memory_budget_bytes", &cfg.memory_budget_bytes);
-  r.number("latency_budget_ms", &cfg.latency_budget_ms);
+  r.number("memory_budget_bytes", &cfg.memory_budget_bytes, 0, 1e18);
+  r.number("latency_budget_ms", &cfg.latency_budget_ms, 0, 1e12);
   r.integer("sweep_points", &cfg.sweep_points, 0, 10000);
-  r.number("time_limit_s", &cfg.time_limit_s);
+  r.number("time_limit_s", &cfg.time_limit_s, 0, 1e6);
   LW_RETURN_IF_ERROR(r.finish());
-  out->config_json = r.resolved();
+  out->config_json = r.resolved().dump();
   auto model = parse_memory_model(cfg.memory_model);
   if (!model) return parse_error("ilp config: /memory_model: expected whole_network or layer_by_layer");
   const Problem& p = env.problem();

@@ -54,7 +54,7 @@ struct QLearningConfig {
 };
 
 Status parse(const AgentRequest& req, const Problem& p, QLearningConfig* c, std::string* resolved) {
-  ConfigReader r("qlearning", req.config_json);
+  JsonReader r = agent_config("qlearning", req.config_json);
   r.text("variant", &c->variant);
   if (c->variant == "qs-dnn") {
     c->episodes = kPaperEpisodes, c->alpha = kPaperAlpha, c->gamma = kPaperGamma;
@@ -69,10 +69,10 @@ Status parse(const AgentRequest& req, const Problem& p, QLearningConfig* c, std:
   }
   if (req.episodes > 0) c->episodes = req.episodes;
   r.integer("episodes", &c->episodes, 1, 1 << 30);
-  r.number("alpha", &c->alpha);
-  r.number("gamma", &c->gamma);
-  r.number("explore_fraction", &c->explore_fraction);
-  r.number("step_fraction", &c->step_fraction);
+  r.number("alpha", &c->alpha, 0, 1);
+  r.number("gamma", &c->gamma, 0, 1);
+  r.number("explore_fraction", &c->explore_fraction, 0, 1);
+  r.number("step_fraction", &c->step_fraction, 0, 1);
   r.integer("replay_capacity", &c->replay_capacity, 1, 1 << 20);
   r.integer("replay_batch", &c->replay_batch, 0, 1 << 20);
   r.text("state", &c->state);
@@ -87,7 +87,7 @@ Status parse(const AgentRequest& req, const Problem& p, QLearningConfig* c, std:
     return invalid_argument("qlearning config: /init: expected \"bound\" or \"zero\"");
   if (!(c->alpha > 0 && c->alpha <= 1) || !(c->gamma > 0 && c->gamma <= 1))
     return invalid_argument("qlearning config: alpha and gamma must be within (0, 1]");
-  *resolved = r.resolved();
+  *resolved = r.resolved().dump();
   return Status::ok();
 }
 

@@ -18,8 +18,9 @@ TEST_CASE("a minimal config gets the documented defaults") {
   ExperimentConfig c;
   REQUIRE(parse(R"({"model": "mobilenetv2"})", &c).is_ok());
   CHECK(c.name == "mobilenetv2");
-  CHECK(c.runs == kDefaultRuns);
-  CHECK(c.warmup == kDefaultWarmup);
+  CHECK(c.protocol == Protocol{});  // the paper's exhaustive protocol (env/measure.h)
+  CHECK(c.protocol.runs == 20);
+  CHECK(c.protocol.warmup == 1);
   CHECK(c.latency_band_pct == kDefaultLatencyBandPct);
   CHECK(c.threads == std::vector<int>{1, 2});
   REQUIRE(c.agents.size() == 1);

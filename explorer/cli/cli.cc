@@ -1,5 +1,7 @@
 #include "explorer/cli/cli.h"
 
+#include "libs/core/files.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -79,6 +81,14 @@ double Args::get_double(const std::string& name, double fallback) const {
   double x = std::strtod(v.c_str(), &end);
   if (v.empty() || *end) throw UsageError("--" + name + ": expected a number, got '" + v + "'");
   return x;
+}
+
+std::string config_arg(const std::string& value) {
+  if (value.empty()) return "{}";
+  if (value[0] == '{') return value;
+  std::string text;
+  ok_or_throw(read_file(value, &text));
+  return text;
 }
 
 }  // namespace lw::cli

@@ -24,6 +24,9 @@ std::vector<std::string> split_list(const std::string& s);
 /// Throws UsageError carrying the status message when `s` is not ok.
 void ok_or_throw(const Status& s);
 
+/// An agent's --config: inline JSON text ("{...}") or a file path; "" is "{}".
+std::string config_arg(const std::string& value);
+
 /// "--key value" options, "--flag" switches and positional arguments.
 class Args {
  public:

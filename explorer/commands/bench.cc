@@ -12,7 +12,7 @@
 #include "explorer/measure/bench.h"
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
-#include "explorer/cli/model_arg.h"
+#include "explorer/commands/model_arg.h"
 #include "explorer/cli/progress.h"
 #include "libs/exec/backends.h"
 

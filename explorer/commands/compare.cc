@@ -52,7 +52,7 @@ int run_compare(const std::vector<std::string>& argv) {
   register_dqn_agent();
   Lut lut;
   Problem problem;
-  load_problem(args.get("lut"), &lut, &problem, args.flag("force"));
+  ok_or_throw(load_problem(args.get("lut"), &lut, &problem, args.flag("force")));
   std::vector<CompareRow> rows;
   for (const auto& e : kCompareOrder) {
     if (!find_agent(e.agent) || !wanted(args.get("agents"), e.label)) continue;

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "explorer/cli/cli.h"
-#include "explorer/cli/model_arg.h"
+#include "explorer/commands/model_arg.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
 #include "libs/data/npy.h"

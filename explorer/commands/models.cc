@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "explorer/cli/cli.h"
-#include "explorer/cli/model_arg.h"
+#include "explorer/commands/model_arg.h"
 #include "libs/zoo/zoo.h"
 #include "libs/zoo/zoo_fmnist.h"
 

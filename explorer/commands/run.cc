@@ -16,7 +16,8 @@ int run_run(const std::vector<std::string>& argv) {
   RunOptions o;
   o.quiet = args.flag("quiet");
   o.fresh = args.flag("fresh");
-  std::string dir = run_experiment(cfg, path, o);
+  std::string dir;
+  ok_or_throw(run_experiment(cfg, path, o, &dir));
   std::printf("\nwrote %s/{config.json,summary.md,...}\n", dir.c_str());
   return 0;
 }

@@ -27,7 +27,7 @@ int run_search(const std::vector<std::string>& argv) {
   if (!find_agent(agent)) throw UsageError("unknown agent '" + agent + "' (known: " + agent_names() + ")");
   Lut lut;
   Problem problem;
-  load_problem(args.get("lut"), &lut, &problem, args.flag("force"));
+  ok_or_throw(load_problem(args.get("lut"), &lut, &problem, args.flag("force")));
   AgentRequest req;
   req.seed = uint64_t(args.get_int("seed", 1));
   req.episodes = args.get_int("episodes", 0);
@@ -41,8 +41,8 @@ int run_search(const std::vector<std::string>& argv) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create " + dir + ": " + ec.message());
-  write_solutions_csv(dir + "/solutions.csv", lut, r);
-  write_curve_csv(dir + "/learning_curve.csv", r);
+  ok_or_throw(write_solutions_csv(dir + "/solutions.csv", lut, r));
+  ok_or_throw(write_curve_csv(dir + "/learning_curve.csv", r));
   const std::string resolved = "{\"lut\":\"" + args.get("lut") + "\",\"agent\":\"" + agent + "\",\"seed\":" +
                                std::to_string(req.seed) + ",\"agent_config\":" + r.config_json + "}\n";
   ok_or_throw(write_file_atomic(dir + "/config.json", resolved));

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "explorer/cli/model_arg.h"
+#include "explorer/commands/model_arg.h"
 #include "libs/exec/backends.h"
 
 namespace lw::cli {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "explorer/cli/cli.h"
-#include "explorer/cli/model_arg.h"
+#include "explorer/commands/model_arg.h"
 #include "explorer/pipeline/runner.h"
 #include "explorer/pipeline/sweep_exec.h"
 
@@ -53,11 +53,20 @@ SweepPlan plan_from(const std::string& arg, bool for_collect) {
   return on_disk;
 }
 
+// A task or an executor that ran and failed (StatusCode::kFailed) exits 1 with its reason;
+// anything else that is not ok is the user's error (exit 2).
+int exit_code(const Status& s) {
+  if (s.is_ok()) return 0;
+  if (s.code() != StatusCode::kFailed) throw UsageError(s.message());
+  std::fprintf(stderr, "layerwise sweep: %s\n", s.message().c_str());
+  return 1;
+}
+
 int run_task(const std::vector<std::string>& pos) {
   if (pos.size() != 3 || (pos[0] != "cell" && pos[0] != "profile"))
     throw UsageError("usage: layerwise sweep --task cell|profile <sweep dir> <index>");
   int index = std::atoi(pos[2].c_str());
-  return pos[0] == "cell" ? run_cell_task(pos[1], index) : run_profile_task(pos[1], index);
+  return exit_code(pos[0] == "cell" ? run_cell_task(pos[1], index) : run_profile_task(pos[1], index));
 }
 
 int run_sweep(const std::vector<std::string>& argv) {
@@ -69,7 +78,11 @@ int run_sweep(const std::vector<std::string>& argv) {
   if (std::find(std::begin(kExecutors), std::end(kExecutors), executor) == std::end(kExecutors))
     throw UsageError("--executor: unknown executor '" + executor + "' (known: local, slurm)");
   SweepPlan plan = plan_from(args.positional()[0], args.flag("collect"));
-  if (args.flag("collect")) return collect_sweep(plan) ? 1 : 0;
+  if (args.flag("collect")) {
+    int missing = 0;
+    ok_or_throw(collect_sweep(plan, &missing));
+    return missing ? 1 : 0;
+  }
   std::vector<std::string> notes;
   ok_or_throw(write_sweep(plan, &notes));
   for (const auto& n : notes) std::fprintf(stderr, "sweep: %s\n", n.c_str());
@@ -84,14 +97,7 @@ int run_sweep(const std::vector<std::string>& argv) {
   o.timeout_s = args.get_double("timeout", 0);
   o.poll_s = args.get_double("poll", kDefaultSlurmPollSeconds);
   if (o.jobs < 0 || o.timeout_s < 0 || o.poll_s <= 0) throw UsageError("--jobs, --timeout and --poll must be positive");
-  try {
-    if (executor == "slurm") run_sweep_slurm(plan, o);
-    else run_sweep_local(plan, o);
-  } catch (const SweepError& e) {
-    std::fprintf(stderr, "layerwise sweep: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return exit_code(executor == "slurm" ? run_sweep_slurm(plan, o) : run_sweep_local(plan, o));
 }
 
 Registrar reg({"sweep", "run a grid of experiments, on this machine or as Slurm job arrays; merge their results",

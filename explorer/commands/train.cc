@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "explorer/cli/cli.h"
-#include "explorer/cli/model_arg.h"
+#include "explorer/commands/model_arg.h"
 #include "libs/data/fashion_mnist.h"
 #include "libs/ir/network_json.h"
 #include "libs/ref/reference.h"

@@ -4,7 +4,6 @@
 
 #include "libs/core/files.h"
 #include "libs/core/json_reader.h"
-#include "libs/ir/network_json.h"
 
 namespace lw {
 
@@ -12,189 +11,152 @@ using json = nlohmann::json;
 
 namespace {
 
-// Config keys, one place.
-namespace key {
-constexpr const char* kName = "name";
-constexpr const char* kModel = "model";
-constexpr const char* kDevice = "device";
-constexpr const char* kLibraries = "libraries";
-constexpr const char* kThreads = "threads";
-constexpr const char* kProfile = "profile";
-constexpr const char* kWarmup = "warmup";
-constexpr const char* kRuns = "runs";
-constexpr const char* kCvThreshold = "cv_threshold";
-constexpr const char* kMaxRuns = "max_runs";
-constexpr const char* kMaxSeconds = "max_seconds";
-constexpr const char* kColdCache = "cold_cache";
-constexpr const char* kLut = "lut";
-constexpr const char* kSearch = "search";
-constexpr const char* kObjective = "objective";
-constexpr const char* kMemoryWeight = "memory_weight_ms_per_mib";
-constexpr const char* kMaxMemory = "max_memory_mib";
-constexpr const char* kAgents = "agents";
-constexpr const char* kAgent = "agent";
-constexpr const char* kSeeds = "seeds";
-constexpr const char* kFilter = "filter";
-constexpr const char* kLatencyBand = "latency_band_pct";
-constexpr const char* kMaxAccuracyDrop = "max_accuracy_drop_pct";
-constexpr const char* kCandidates = "candidates";
-constexpr const char* kTestImages = "test_images";
-constexpr const char* kCalibrationImages = "calibration_images";
-constexpr const char* kFidelityInputs = "fidelity_inputs";
-constexpr const char* kEvalInputs = "eval_inputs";
-constexpr const char* kEvalLabels = "eval_labels";
-constexpr const char* kCalibrationInputs = "calibration_inputs";
-constexpr const char* kReplay = "replay";
-constexpr const char* kOutput = "output_dir";
-}  // namespace key
-
 const char* const kObjectives[] = {"latency", "weighted"};
 
-Status check_range(const JsonReader& r, const std::string& path, double v, double lo, double hi) {
-  if (v < lo || v > hi)
-    return r.err(path, "must be in [" + json(lo).dump() + ", " + json(hi).dump() + "], got " + json(v).dump());
-  return Status::ok();
-}
-
-Status one_of(const JsonReader& r, const std::string& path, const std::string& v, const std::vector<std::string>& known,
-              const char* what) {
-  if (std::find(known.begin(), known.end(), v) != known.end()) return Status::ok();
+// An unknown name at `rel` (below r's path), listing the known ones.
+void one_of(JsonReader& r, const std::string& rel, const std::string& v, const std::vector<std::string>& known,
+            const char* what) {
+  if (std::find(known.begin(), known.end(), v) != known.end()) return;
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  return r.err(path, "unknown " + std::string(what) + " '" + v + "' (known: " + list + ")");
+  r.fail(rel, "unknown " + std::string(what) + " '" + v + "' (known: " + list + ")");
 }
 
-Status parse_device(const JsonReader& r, const json& j, const ConfigVocabulary& vocab, ExperimentConfig* c) {
-  const std::string p = std::string("/") + key::kDevice;
-  LW_RETURN_IF_ERROR(r.keys(j, p, {key::kLibraries, key::kThreads}));
-  LW_RETURN_IF_ERROR(r.strings(j, key::kLibraries, p, &c->libraries));
-  for (size_t i = 0; i < c->libraries.size(); ++i)
-    LW_RETURN_IF_ERROR(one_of(r, p + "/libraries/" + std::to_string(i), c->libraries[i], vocab.libraries, "library"));
-  LW_RETURN_IF_ERROR(r.integers(j, key::kThreads, p, &c->threads));
-  if (c->threads.empty()) return r.err(p + "/threads", "needs at least one thread set");
-  for (size_t i = 0; i < c->threads.size(); ++i)
+void read_device(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig* c) {
+  r.texts("libraries", &c->libraries);
+  for (size_t i = 0; r.ok() && i < c->libraries.size(); ++i)
+    one_of(r, "/libraries/" + std::to_string(i), c->libraries[i], vocab.libraries, "library");
+  r.integers("threads", &c->threads, INT32_MIN, INT32_MAX);
+  if (r.ok() && c->threads.empty()) r.fail("/threads", "needs at least one thread set");
+  for (size_t i = 0; r.ok() && i < c->threads.size(); ++i)
     if (c->threads[i] != 1 && c->threads[i] != 2)
-      return r.err(p + "/threads/" + std::to_string(i), "thread sets are 1 (cpu0) or 2 (cpu0-1)");
-  return Status::ok();
+      r.fail("/threads/" + std::to_string(i), "thread sets are 1 (cpu0) or 2 (cpu0-1)");
 }
 
-Status parse_profile(const JsonReader& r, const json& j, ExperimentConfig* c) {
-  const std::string p = std::string("/") + key::kProfile;
-  LW_RETURN_IF_ERROR(r.keys(
-      j, p, {key::kWarmup, key::kRuns, key::kCvThreshold, key::kMaxRuns, key::kMaxSeconds, key::kColdCache, key::kLut}));
-  LW_RETURN_IF_ERROR(r.boolean(j, key::kColdCache, p, &c->cold_cache));
-  LW_RETURN_IF_ERROR(r.string(j, key::kLut, p, &c->lut_file));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kWarmup, p, &c->warmup));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kRuns, p, &c->runs));
-  LW_RETURN_IF_ERROR(r.number(j, key::kCvThreshold, p, &c->cv_threshold));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kMaxRuns, p, &c->max_runs));
-  LW_RETURN_IF_ERROR(r.number(j, key::kMaxSeconds, p, &c->max_seconds));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/max_seconds", c->max_seconds, 0.001, 3600));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/warmup", c->warmup, 0, 1000));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/runs", c->runs, 1, 100000));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/cv_threshold", c->cv_threshold, 0, 10));
-  if (c->max_runs < c->runs) return r.err(p + "/max_runs", "must be >= runs (" + std::to_string(c->runs) + ")");
-  return Status::ok();
+void read_profile(JsonReader& r, ExperimentConfig* c) {
+  Protocol& p = c->protocol;
+  r.integer("warmup", &p.warmup, 0, 1000);
+  r.integer("runs", &p.runs, 1, 100000);
+  r.number("cv_threshold", &p.cv_threshold, 0, 10);
+  r.integer("max_runs", &p.max_runs, 1, 1000000);
+  r.number("max_seconds", &p.max_seconds, 0.001, 3600);
+  r.boolean("cold_cache", &p.cold_cache);
+  if (r.ok() && p.max_runs < p.runs) r.fail("/max_runs", "must be >= runs (" + std::to_string(p.runs) + ")");
+  // A LUT from `layerwise profile` to use instead of profiling: echoed only when given.
+  if (const json* lut = r.value("lut")) {
+    if (!lut->is_string()) return r.fail("/lut", "expected a string");
+    c->lut_file = lut->get<std::string>();
+  }
+  if (!c->lut_file.empty()) r.echo_value("lut", c->lut_file);
 }
 
-Status parse_agents(const JsonReader& r, const json& j, const std::string& p, const ConfigVocabulary& vocab,
-                    ExperimentConfig* c) {
-  if (!j.is_array() || j.empty()) return r.err(p, "expected a non-empty array of agents");
-  c->agents.clear();
-  for (size_t i = 0; i < j.size(); ++i) {
-    std::string ap = p + "/" + std::to_string(i);
-    AgentSpec a;
-    if (j[i].is_string()) {
-      a.name = j[i].get<std::string>();
-      a.params = json::object();
-    } else if (j[i].is_object()) {
-      LW_RETURN_IF_ERROR(r.string(j[i], key::kAgent, ap, &a.name, true));
-      a.params = j[i];
-      a.params.erase(key::kAgent);
-    } else {
-      return r.err(ap, "expected an agent name or {\"agent\": name, ...hyperparameters}");
+// "agents": ["qlearning", {"agent": "dqn", ...hyperparameters}]: the hyperparameters are
+// the agent's own (validated by running it), so they are kept as given.
+void read_agents(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig* c) {
+  const json* j = r.value("agents");
+  if (j) {
+    if (!j->is_array() || j->empty()) return r.fail("/agents", "expected a non-empty array of agents");
+    c->agents.clear();
+    for (size_t i = 0; i < j->size() && r.ok(); ++i) {
+      const json& e = (*j)[i];
+      std::string at = "/agents/" + std::to_string(i);
+      AgentSpec a;
+      if (e.is_string()) {
+        a.name = e.get<std::string>();
+        a.params = json::object();
+      } else if (e.is_object() && e.contains("agent") && e["agent"].is_string()) {
+        a.name = e["agent"].get<std::string>();
+        a.params = e;
+        a.params.erase("agent");
+      } else {
+        return r.fail(at + (e.is_object() ? "/agent" : ""),
+                      e.is_object() ? "missing or not a string"
+                                    : "expected an agent name or {\"agent\": name, ...hyperparameters}");
+      }
+      one_of(r, at + (e.is_object() ? "/agent" : ""), a.name, vocab.agents, "agent");
+      c->agents.push_back(std::move(a));
     }
-    LW_RETURN_IF_ERROR(one_of(r, ap + (j[i].is_object() ? "/agent" : ""), a.name, vocab.agents, "agent"));
-    c->agents.push_back(std::move(a));
   }
-  return Status::ok();
+  json echo = json::array();
+  for (const auto& a : c->agents) {
+    json x = a.params;
+    x["agent"] = a.name;
+    echo.push_back(x);
+  }
+  r.echo_value("agents", echo);
 }
 
-Status parse_search(const JsonReader& r, const json& j, const ConfigVocabulary& vocab, ExperimentConfig* c) {
-  const std::string p = std::string("/") + key::kSearch;
-  LW_RETURN_IF_ERROR(r.keys(j, p, {key::kObjective, key::kMemoryWeight, key::kMaxMemory, key::kAgents, key::kSeeds}));
-  LW_RETURN_IF_ERROR(r.string(j, key::kObjective, p, &c->objective));
-  LW_RETURN_IF_ERROR(one_of(r, p + "/objective", c->objective, {std::begin(kObjectives), std::end(kObjectives)}, "objective"));
-  LW_RETURN_IF_ERROR(r.number(j, key::kMemoryWeight, p, &c->memory_weight_ms_per_mib));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/memory_weight_ms_per_mib", c->memory_weight_ms_per_mib, 0, 1e9));
-  if (j.contains(key::kMaxMemory)) {
-    double m = 0;
-    LW_RETURN_IF_ERROR(r.number(j, key::kMaxMemory, p, &m));
-    if (m <= 0) return r.err(p + "/max_memory_mib", "must be positive");
-    c->max_memory_mib = m;
-  }
-  if (j.contains(key::kAgents)) LW_RETURN_IF_ERROR(parse_agents(r, j[key::kAgents], p + "/agents", vocab, c));
-  if (j.contains(key::kSeeds)) {
-    const json& s = j[key::kSeeds];
-    if (!s.is_array() || s.empty()) return r.err(p + "/seeds", "expected a non-empty array of seeds");
+void read_seeds(JsonReader& r, ExperimentConfig* c) {
+  if (const json* s = r.value("seeds")) {
+    if (!s->is_array() || s->empty()) return r.fail("/seeds", "expected a non-empty array of seeds");
     c->seeds.clear();
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (!s[i].is_number_unsigned()) return r.err(p + "/seeds/" + std::to_string(i), "expected a non-negative integer");
-      c->seeds.push_back(s[i].get<uint64_t>());
+    for (size_t i = 0; i < s->size(); ++i) {
+      if (!(*s)[i].is_number_unsigned()) return r.fail("/seeds/" + std::to_string(i), "expected a non-negative integer");
+      c->seeds.push_back((*s)[i].get<uint64_t>());
     }
   }
-  return Status::ok();
+  r.echo_value("seeds", c->seeds);
 }
 
-Status parse_filter(const JsonReader& r, const json& j, ExperimentConfig* c) {
-  const std::string p = std::string("/") + key::kFilter;
-  LW_RETURN_IF_ERROR(r.keys(j, p, {key::kLatencyBand, key::kMaxAccuracyDrop, key::kCandidates, key::kTestImages,
-                                   key::kCalibrationImages, key::kFidelityInputs, key::kEvalInputs, key::kEvalLabels,
-                                   key::kCalibrationInputs}));
-  LW_RETURN_IF_ERROR(r.string(j, key::kEvalInputs, p, &c->eval_inputs));
-  LW_RETURN_IF_ERROR(r.string(j, key::kEvalLabels, p, &c->eval_labels));
-  LW_RETURN_IF_ERROR(r.string(j, key::kCalibrationInputs, p, &c->calibration_inputs));
-  if (c->eval_inputs.empty() != c->eval_labels.empty())
-    return r.err(p + (c->eval_inputs.empty() ? "/eval_inputs" : "/eval_labels"), "eval_inputs and eval_labels go together");
-  LW_RETURN_IF_ERROR(r.number(j, key::kLatencyBand, p, &c->latency_band_pct));
-  LW_RETURN_IF_ERROR(r.number(j, key::kMaxAccuracyDrop, p, &c->max_accuracy_drop_pct));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kCandidates, p, &c->filter_candidates));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kTestImages, p, &c->test_images));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kCalibrationImages, p, &c->calibration_images));
-  LW_RETURN_IF_ERROR(r.integer(j, key::kFidelityInputs, p, &c->fidelity_inputs));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/fidelity_inputs", c->fidelity_inputs, 1, 100000));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/latency_band_pct", c->latency_band_pct, 0, 1000));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/max_accuracy_drop_pct", c->max_accuracy_drop_pct, 0, 100));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/candidates", c->filter_candidates, 1, 10000));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/test_images", c->test_images, 0, 10000));
-  LW_RETURN_IF_ERROR(check_range(r, p + "/calibration_images", c->calibration_images, 1, 60000));
-  return Status::ok();
+void read_search(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig* c) {
+  r.text("objective", &c->objective);
+  if (r.ok()) one_of(r, "/objective", c->objective, {std::begin(kObjectives), std::end(kObjectives)}, "objective");
+  r.number("memory_weight_ms_per_mib", &c->memory_weight_ms_per_mib, 0, 1e9);
+  if (const json* m = r.value("max_memory_mib")) {
+    if (!m->is_number()) return r.fail("/max_memory_mib", "expected a number");
+    if (m->get<double>() <= 0) return r.fail("/max_memory_mib", "must be positive");
+    c->max_memory_mib = m->get<double>();
+  }
+  if (c->max_memory_mib) r.echo_value("max_memory_mib", *c->max_memory_mib);
+  read_agents(r, vocab, c);
+  read_seeds(r, c);
+}
+
+void read_filter(JsonReader& r, ExperimentConfig* c) {
+  r.number("latency_band_pct", &c->latency_band_pct, 0, 1000);
+  r.number("max_accuracy_drop_pct", &c->max_accuracy_drop_pct, 0, 100);
+  r.integer("candidates", &c->filter_candidates, 1, 10000);
+  r.integer("test_images", &c->test_images, 0, 10000);
+  r.integer("calibration_images", &c->calibration_images, 1, 60000);
+  r.integer("fidelity_inputs", &c->fidelity_inputs, 1, 100000);
+  // The user's data (README "Your data"): echoed only when given.
+  for (auto [key, v] : {std::pair{"eval_inputs", &c->eval_inputs}, {"eval_labels", &c->eval_labels},
+                        {"calibration_inputs", &c->calibration_inputs}}) {
+    if (const json* x = r.value(key)) {
+      if (!x->is_string()) return r.fail(std::string("/") + key, "expected a string");
+      *v = x->get<std::string>();
+    }
+    if (!v->empty()) r.echo_value(key, *v);
+  }
+  if (r.ok() && c->eval_inputs.empty() != c->eval_labels.empty())
+    r.fail(c->eval_inputs.empty() ? "/eval_inputs" : "/eval_labels", "eval_inputs and eval_labels go together");
+}
+
+// The whole config, each key spelled once: parse_config reads a file with it, and
+// resolved_config echoes a struct with it.
+void read_config(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig* c) {
+  r.text("name", &c->name);
+  r.text("model", &c->model, true);
+  if (r.ok() && c->model.empty()) r.fail("/model", "must name a zoo model or a network .json file");
+  r.object("device", [&](JsonReader& d) { read_device(d, vocab, c); });
+  r.object("profile", [&](JsonReader& p) { read_profile(p, c); });
+  r.object("search", [&](JsonReader& s) { read_search(s, vocab, c); });
+  r.object("filter", [&](JsonReader& f) { read_filter(f, c); });
+  r.object("replay", [&](JsonReader& p) { p.integer("runs", &c->replay_runs, 1, 100000); });
+  r.text("output_dir", &c->output_dir);
 }
 
 }  // namespace
 
 Status parse_config(const std::string& text, const std::string& origin, const ConfigVocabulary& vocab,
                     ExperimentConfig* out) {
-  JsonReader r(origin);
   json j;
-  LW_RETURN_IF_ERROR(r.parse(text, &j));
-  LW_RETURN_IF_ERROR(r.keys(j, "", {key::kName, key::kModel, key::kDevice, key::kProfile, key::kSearch, key::kFilter,
-                                    key::kReplay, key::kOutput}));
+  LW_RETURN_IF_ERROR(JsonReader::parse(origin, text, &j));
+  JsonReader r(origin, j);
   ExperimentConfig c;
   c.agents = {AgentSpec{kDefaultAgent, json::object()}};
-  LW_RETURN_IF_ERROR(r.string(j, key::kName, "", &c.name));
-  LW_RETURN_IF_ERROR(r.string(j, key::kModel, "", &c.model, true));
-  if (c.model.empty()) return r.err("/model", "must name a zoo model or a network .json file");
-  if (j.contains(key::kDevice)) LW_RETURN_IF_ERROR(parse_device(r, j[key::kDevice], vocab, &c));
-  if (j.contains(key::kProfile)) LW_RETURN_IF_ERROR(parse_profile(r, j[key::kProfile], &c));
-  if (j.contains(key::kSearch)) LW_RETURN_IF_ERROR(parse_search(r, j[key::kSearch], vocab, &c));
-  if (j.contains(key::kFilter)) LW_RETURN_IF_ERROR(parse_filter(r, j[key::kFilter], &c));
-  if (j.contains(key::kReplay)) {
-    LW_RETURN_IF_ERROR(r.keys(j[key::kReplay], "/replay", {key::kRuns}));
-    LW_RETURN_IF_ERROR(r.integer(j[key::kReplay], key::kRuns, "/replay", &c.replay_runs));
-    LW_RETURN_IF_ERROR(check_range(r, "/replay/runs", c.replay_runs, 1, 100000));
-  }
-  LW_RETURN_IF_ERROR(r.string(j, key::kOutput, "", &c.output_dir));
+  read_config(r, vocab, &c);
+  LW_RETURN_IF_ERROR(r.finish());
   if (c.name.empty()) c.name = c.model;
   *out = std::move(c);
   return Status::ok();
@@ -207,31 +169,11 @@ Status load_config(const std::string& path, const ConfigVocabulary& vocab, Exper
 }
 
 json resolved_config(const ExperimentConfig& c) {
-  json agents = json::array();
-  for (const auto& a : c.agents) {
-    json x = a.params;
-    x[key::kAgent] = a.name;
-    agents.push_back(x);
-  }
-  json j;
-  j[key::kName] = c.name;
-  j[key::kModel] = c.model;
-  j[key::kDevice] = {{key::kLibraries, c.libraries}, {key::kThreads, c.threads}};
-  j[key::kProfile] = {{key::kWarmup, c.warmup}, {key::kRuns, c.runs}, {key::kCvThreshold, c.cv_threshold},
-                      {key::kMaxRuns, c.max_runs}, {key::kMaxSeconds, c.max_seconds}, {key::kColdCache, c.cold_cache}};
-  if (!c.lut_file.empty()) j[key::kProfile][key::kLut] = c.lut_file;
-  j[key::kSearch] = {{key::kObjective, c.objective}, {key::kMemoryWeight, c.memory_weight_ms_per_mib},
-                     {key::kAgents, agents}, {key::kSeeds, c.seeds}};
-  if (c.max_memory_mib) j[key::kSearch][key::kMaxMemory] = *c.max_memory_mib;
-  j[key::kFilter] = {{key::kLatencyBand, c.latency_band_pct}, {key::kMaxAccuracyDrop, c.max_accuracy_drop_pct},
-                     {key::kCandidates, c.filter_candidates}, {key::kTestImages, c.test_images},
-                     {key::kCalibrationImages, c.calibration_images}, {key::kFidelityInputs, c.fidelity_inputs}};
-  for (auto [k, v] : {std::pair{key::kEvalInputs, &c.eval_inputs}, {key::kEvalLabels, &c.eval_labels},
-                      {key::kCalibrationInputs, &c.calibration_inputs}})
-    if (!v->empty()) j[key::kFilter][k] = *v;
-  j[key::kReplay] = {{key::kRuns, c.replay_runs}};
-  j[key::kOutput] = c.output_dir;
-  return j;
+  ExperimentConfig copy = c;
+  ConfigVocabulary any;  // the struct was checked when it was read
+  JsonReader r = JsonReader::echo();
+  read_config(r, any, &copy);
+  return r.resolved();
 }
 
 }  // namespace lw

@@ -16,12 +16,8 @@
 
 namespace lw {
 
-// Defaults (QS-DNN §V and §VI where the paper gives one).
-constexpr int kDefaultWarmup = 1;             // discarded runs per measurement
-constexpr int kDefaultRuns = 20;              // timed runs per measurement (median)
-constexpr double kDefaultCvThreshold = 0.05;  // repeat until the coefficient of variation is below
-constexpr int kDefaultMaxRuns = 100;          // ... or this many runs
-constexpr double kDefaultMaxSeconds = 2.0;    // ... or this long on one measurement
+// Defaults (QS-DNN §V and §VI where the paper gives one). The measurement protocol's are
+// Protocol's own (env/measure.h); the evaluation subsets' are the Evaluator's.
 constexpr double kDefaultLatencyBandPct = 25; // filter keeps candidates within this of the fastest
 constexpr double kDefaultMaxAccuracyDropPct = 1.0;
 constexpr int kDefaultFilterCandidates = 16;  // at most this many candidates measured on device
@@ -40,12 +36,7 @@ struct ExperimentConfig {
   std::vector<std::string> libraries;  // libraries to profile; empty = all available
   std::vector<int> threads{1, 2};      // thread sets: 1 = cpu0, 2 = cpu0-1
   // profile
-  int warmup = kDefaultWarmup;
-  int runs = kDefaultRuns;
-  double cv_threshold = kDefaultCvThreshold;
-  int max_runs = kDefaultMaxRuns;
-  double max_seconds = kDefaultMaxSeconds;
-  bool cold_cache = true;              // Protocol::cold_cache (env/measure.h)
+  Protocol protocol;                   // warmup, runs, cv_threshold, max_runs, max_seconds, cold_cache
   std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
   // search
   std::string objective = "latency";   // latency | weighted (latency + memory_weight x MiB)
@@ -75,7 +66,8 @@ struct ConfigVocabulary {
 Status parse_config(const std::string& text, const std::string& origin, const ConfigVocabulary& vocab,
                     ExperimentConfig* out);
 Status load_config(const std::string& path, const ConfigVocabulary& vocab, ExperimentConfig* out);
-/// Every field, defaults filled in: what results/<run-id>/config.json holds.
+/// Every field, defaults filled in: what results/<run-id>/config.json holds (the same reading
+/// function, echoing the struct).
 nlohmann::json resolved_config(const ExperimentConfig& c);
 
 }  // namespace lw

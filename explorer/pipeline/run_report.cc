@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-namespace lw::cli {
+namespace lw {
 
 namespace {
 
@@ -80,4 +80,4 @@ void print_summary(const RunSummary& s) {
   std::printf("\n%s", summary_markdown(s).c_str());
 }
 
-}  // namespace lw::cli
+}  // namespace lw

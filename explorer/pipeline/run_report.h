@@ -8,7 +8,7 @@
 
 #include "env/lut.h"
 
-namespace lw::cli {
+namespace lw {
 
 /// One agent run of the search stage.
 struct AgentOutcome {
@@ -51,4 +51,4 @@ struct RunSummary {
 std::string summary_markdown(const RunSummary& s);
 void print_summary(const RunSummary& s);
 
-}  // namespace lw::cli
+}  // namespace lw

@@ -1,8 +1,9 @@
 /// \file
 /// `layerwise run`: one experiment config drives profile → search → filter → pareto →
-/// replay into results/<run-id>/. Stages whose outputs are already there and valid are
-/// skipped (the LUT is cached per model, device, libraries, thread sets and protocol in
-/// results/luts/), and an interrupted run resumes in its own directory.
+/// replay into results/<run-id>/ (explorer/pipeline/run_dir.h). Stages whose outputs are
+/// already there and valid are skipped (the LUT is cached per model, device, libraries,
+/// thread sets and protocol in results/luts/), and an interrupted run resumes in its own
+/// directory.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,15 +11,18 @@
 #include "env/profiler.h"
 #include "explorer/pipeline/config.h"
 
-namespace lw::cli {
+namespace lw {
 
 struct RunOptions {
   bool quiet = false;   // no progress lines
   bool fresh = false;   // start a new run directory even if an unfinished one matches
 };
 
-/// Runs the experiment; throws UsageError on user errors. Returns the run directory.
-std::string run_experiment(const ExperimentConfig& config, const std::string& config_path, const RunOptions& o);
+/// Runs the experiment into *run_dir. A user error (a model that cannot be loaded, a LUT of
+/// another model, bad agent hyperparameters, an infeasible memory budget) comes back as a
+/// status naming `config_path` and the JSON path, before anything is measured.
+Status run_experiment(const ExperimentConfig& config, const std::string& config_path, const RunOptions& o,
+                      std::string* run_dir);
 
 /// What the profile stage measures for `config` (libraries, thread sets, protocol); `layerwise
 /// sweep` profiles each LUT of a grid once with it.
@@ -27,4 +31,4 @@ ProfileOptions profile_options(const ExperimentConfig& config);
 /// The names the config may use: libraries of this build and registered agents.
 ConfigVocabulary config_vocabulary();
 
-}  // namespace lw::cli
+}  // namespace lw

@@ -11,11 +11,10 @@
 
 #include "libs/core/files.h"
 #include "explorer/pipeline/pareto.h"
-#include "explorer/cli/cli.h"
 #include "explorer/pipeline/sweep_exec.h"
 #include "libs/ir/network_json.h"
 
-namespace lw::cli {
+namespace lw {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -127,7 +126,7 @@ std::string why_missing(const SweepPlan& p, const SweepCell& c, const CellStatus
 
 }  // namespace
 
-int collect_sweep(const SweepPlan& p) {
+Status collect_sweep(const SweepPlan& p, int* missing_cells) {
   const std::string& dir = p.cfg.output_dir;
   Collected c;
   c.csv << "cell";
@@ -150,10 +149,9 @@ int collect_sweep(const SweepPlan& p) {
     for (const auto& k : cell.keys) keys += (keys.empty() ? "" : " ") + k;
     missing << cell.id << " [" << keys << "] " << to_string(s.state) << ": " << why_missing(p, cell, s) << "\n";
   }
-  ok_or_throw(write_file_atomic(dir + "/sweep.csv", c.csv.str()));
-  ok_or_throw(write_file_atomic(dir + "/missing.txt", missing.str()));
-  std::error_code ec;
-  fs::create_directories(dir + "/plots", ec);
+  LW_RETURN_IF_ERROR(write_file_atomic(dir + "/sweep.csv", c.csv.str()));
+  LW_RETURN_IF_ERROR(write_file_atomic(dir + "/missing.txt", missing.str()));
+  LW_RETURN_IF_ERROR(make_dirs(dir + "/plots"));
   plot_gaps(c, dir + "/plots");
   for (const auto& [model, pts] : c.chosen_by_model) {
     Status s = write_pareto(pts, SecondAxis::kMemory, dir + "/plots/front_memory_" + model, model + ": chosen deployment per cell");
@@ -164,7 +162,8 @@ int collect_sweep(const SweepPlan& p) {
               "sum of the cells' own times %.1f s\n", p.cfg.name.c_str(), done, p.cells.size(), c.rows, dir.c_str(),
               dir.c_str(), sum_s);
   if (not_done) std::printf("%d cells missing or failed (%s/missing.txt):\n%s", not_done, dir.c_str(), missing.str().c_str());
-  return not_done;
+  *missing_cells = not_done;
+  return Status::ok();
 }
 
-}  // namespace lw::cli
+}  // namespace lw

@@ -4,18 +4,12 @@
 /// (job arrays through sbatch, watched with squeue) — and `--collect`.
 #pragma once
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "explorer/pipeline/sweep.h"
 
-namespace lw::cli {
-
-/// A failure of the machinery (sbatch refused, squeue unreachable, a timeout): exit code 1.
-struct SweepError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace lw {
 
 struct SweepRunOptions {
   bool quiet = false;            // no progress line
@@ -26,9 +20,11 @@ struct SweepRunOptions {
   double poll_s = kDefaultSlurmPollSeconds;
 };
 
-/// `layerwise sweep --task cell|profile DIR INDEX`: exit 0 when the cell (LUT) is done.
-int run_cell_task(const std::string& sweep_dir, int index);
-int run_profile_task(const std::string& sweep_dir, int index);
+/// `layerwise sweep --task cell|profile DIR INDEX`: ok when the cell (LUT) is done; a task
+/// that ran and failed is StatusCode::kFailed (its reason is in the sweep directory too),
+/// an index or directory that does not exist is invalid.
+Status run_cell_task(const std::string& sweep_dir, int index);
+Status run_profile_task(const std::string& sweep_dir, int index);
 
 /// Cells an executor should start: pending ones, interrupted ones (state running but not in
 /// `queued`), and failed ones on request. Done and queued cells are never started again.
@@ -36,11 +32,13 @@ std::vector<int> cells_to_run(const SweepPlan& p, bool resubmit_failed, const st
 /// LUTs the given cells still need profiled (a failed profile only on request).
 std::vector<int> luts_to_profile(const SweepPlan& p, const std::vector<int>& cells, bool resubmit_failed);
 
-void run_sweep_local(const SweepPlan& p, const SweepRunOptions& o);
-void run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o);
+/// StatusCode::kFailed: the machinery failed (a fork, sbatch refused, squeue unreachable,
+/// the timeout) or some cells did; --collect says which.
+Status run_sweep_local(const SweepPlan& p, const SweepRunOptions& o);
+Status run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o);
 
 /// Merges every cell into <dir>/sweep.csv, plots into <dir>/plots/, lists missing and failed
-/// cells (stdout and <dir>/missing.txt). Returns the number of cells not done.
-int collect_sweep(const SweepPlan& p);
+/// cells (stdout and <dir>/missing.txt); *missing: the number of cells not done.
+Status collect_sweep(const SweepPlan& p, int* missing);
 
-}  // namespace lw::cli
+}  // namespace lw

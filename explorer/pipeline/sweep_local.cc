@@ -12,10 +12,9 @@
 #include <map>
 
 #include "explorer/cli/progress.h"
-#include "explorer/cli/cli.h"
 #include "explorer/pipeline/sweep_exec.h"
 
-namespace lw::cli {
+namespace lw {
 
 namespace fs = std::filesystem;
 
@@ -46,9 +45,9 @@ struct PoolResult {
 };
 
 // Runs the tasks, `jobs` at a time, with one progress line; a failed task does not stop the rest.
-PoolResult run_pool(const std::vector<Task>& tasks, int jobs, const std::string& dir, const std::string& what,
-                    bool quiet) {
-  ProgressLine line(quiet);
+Status run_pool(const std::vector<Task>& tasks, int jobs, const std::string& dir, const std::string& what, bool quiet,
+                PoolResult* out) {
+  cli::ProgressLine line(quiet);
   std::deque<Task> queue(tasks.begin(), tasks.end());
   std::map<pid_t, std::pair<Task, std::chrono::steady_clock::time_point>> running;
   PoolResult r;
@@ -66,7 +65,7 @@ PoolResult run_pool(const std::vector<Task>& tasks, int jobs, const std::string&
   while (!queue.empty() || !running.empty()) {
     while (!queue.empty() && int(running.size()) < jobs) {
       pid_t pid = spawn(queue.front(), dir);
-      if (pid < 0) throw SweepError("cannot start a task: fork failed");
+      if (pid < 0) return failed("cannot start a task: fork failed");
       running.emplace(pid, std::make_pair(queue.front(), std::chrono::steady_clock::now()));
       queue.pop_front();
     }
@@ -84,19 +83,20 @@ PoolResult run_pool(const std::vector<Task>& tasks, int jobs, const std::string&
   draw(true);
   line.finish();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  *out = r;
+  return Status::ok();
 }
 
 }  // namespace
 
-void run_sweep_local(const SweepPlan& p, const SweepRunOptions& o) {
+Status run_sweep_local(const SweepPlan& p, const SweepRunOptions& o) {
   const std::string& dir = p.cfg.output_dir;
   int jobs = o.jobs > 0 ? o.jobs : p.cfg.jobs;
   std::vector<int> cells = cells_to_run(p, o.resubmit_failed, {});
   if (cells.empty()) {
     std::printf("sweep %s: nothing to run (%zu cells done or failed; see --collect)\n", p.cfg.name.c_str(),
                 p.cells.size());
-    return;
+    return Status::ok();
   }
   if (p.cfg.devices.size() > 1)
     std::fprintf(stderr, "sweep: the local executor runs every device kind on this machine\n");
@@ -107,8 +107,9 @@ void run_sweep_local(const SweepPlan& p, const SweepRunOptions& o) {
   std::printf("sweep %s: %zu of %zu cells to run, %zu LUTs to profile, %d at a time\n", p.cfg.name.c_str(),
               cells.size(), p.cells.size(), profiles.size(), jobs);
   std::fflush(stdout);
-  PoolResult pr = run_pool(profiles, jobs, dir, "profile", o.quiet);
-  PoolResult cr = run_pool(runs, jobs, dir, "sweep " + p.cfg.name, o.quiet);
+  PoolResult pr, cr;
+  LW_RETURN_IF_ERROR(run_pool(profiles, jobs, dir, "profile", o.quiet, &pr));
+  LW_RETURN_IF_ERROR(run_pool(runs, jobs, dir, "sweep " + p.cfg.name, o.quiet, &cr));
   double sum = 0;
   for (int c : cells) sum += cell_status(dir, p.cells[c]).wall_s;
   // The figures issue 17 asks for: the sweep's wall time against the sum of its cells' times
@@ -117,7 +118,8 @@ void run_sweep_local(const SweepPlan& p, const SweepRunOptions& o) {
               "%.1f s (runs alone %.1f s); %zu LUT profiles in %.1f s wall, sum %.1f s (%d failed)\n",
               p.cfg.name.c_str(), cells.size(), cr.wall_s, jobs, cr.failed, cr.task_s, sum, profiles.size(),
               pr.wall_s, pr.task_s, pr.failed);
-  if (cr.failed || pr.failed) throw SweepError(std::to_string(cr.failed) + " cells failed; see --collect for why");
+  if (cr.failed || pr.failed) return failed(std::to_string(cr.failed) + " cells failed; see --collect for why");
+  return Status::ok();
 }
 
-}  // namespace lw::cli
+}  // namespace lw

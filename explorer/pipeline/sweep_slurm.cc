@@ -18,11 +18,10 @@
 
 #include "libs/core/files.h"
 #include "explorer/cli/progress.h"
-#include "explorer/cli/cli.h"
 #include "explorer/pipeline/sweep_exec.h"
 #include "libs/ir/network_json.h"
 
-namespace lw::cli {
+namespace lw {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -35,22 +34,23 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs a Slurm client command; returns its stdout, throws with its output when it fails.
-std::string slurm_cmd(const std::vector<std::string>& argv) {
+// Runs a Slurm client command into *out; fails with its output.
+Status slurm_cmd(const std::vector<std::string>& argv, std::string* result) {
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + quote(a);
   FILE* f = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!f) throw SweepError("cannot run " + argv[0]);
+  if (!f) return failed("cannot run " + argv[0]);
   std::string out;
   char buf[4096];
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
   int st = ::pclose(f);
   if (st != 0) {
     while (!out.empty() && out.back() == '\n') out.pop_back();
-    throw SweepError(argv[0] + " failed (" + (WIFEXITED(st) ? "exit " + std::to_string(WEXITSTATUS(st)) : "signal") +
-                     "): " + out);
+    return failed(argv[0] + " failed (" + (WIFEXITED(st) ? "exit " + std::to_string(WEXITSTATUS(st)) : "signal") +
+                  "): " + out);
   }
-  return out;
+  *result = out;
+  return Status::ok();
 }
 
 // Job names identify this sweep directory's jobs in squeue, whoever submitted them.
@@ -71,10 +71,11 @@ struct Queue {
   std::map<std::string, int> states;       // RUNNING, PENDING, ... -> count
 };
 
-Queue read_queue(const SweepPlan& p) {
+Status read_queue(const SweepPlan& p, Queue* out) {
   Queue q;
-  std::string cell = job_name(p, "cell"), lut = job_name(p, "lut");
-  std::istringstream in(slurm_cmd({"squeue", "-h", "-r", "-n", cell + "," + lut, "-o", "%i|%j|%T"}));
+  std::string cell = job_name(p, "cell"), lut = job_name(p, "lut"), text;
+  LW_RETURN_IF_ERROR(slurm_cmd({"squeue", "-h", "-r", "-n", cell + "," + lut, "-o", "%i|%j|%T"}, &text));
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     size_t a = line.find('|'), b = line.rfind('|'), u = line.find('_');
     if (a == std::string::npos || b == a || u == std::string::npos || u > a) continue;
@@ -83,7 +84,8 @@ Queue read_queue(const SweepPlan& p) {
     (name == cell ? q.cells : q.luts)[index] = id;
     if (name == cell) ++q.states[state];
   }
-  return q;
+  *out = std::move(q);
+  return Status::ok();
 }
 
 std::string index_list(const std::vector<int>& v) {
@@ -92,19 +94,21 @@ std::string index_list(const std::vector<int>& v) {
   return s;
 }
 
-std::string task_script(const SweepPlan& p) {
+Status task_script(const SweepPlan& p, std::string* script) {
   std::string dir = fs::absolute(p.cfg.output_dir).lexically_normal().string(), path = dir + "/slurm/task.sh";
   std::string self = fs::read_symlink("/proc/self/exe").string();
-  ok_or_throw(write_file_atomic(path, "#!/bin/sh\n# Written by layerwise sweep: array task = cell (or LUT) index.\n"
+  LW_RETURN_IF_ERROR(write_file_atomic(path, "#!/bin/sh\n# Written by layerwise sweep: array task = cell (or LUT) index.\n"
                                       "exec " + quote(self) + " sweep --task \"$1\" " + quote(dir) +
                                       " \"$SLURM_ARRAY_TASK_ID\"\n"));
-  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
-  return path;
+  std::error_code ec;
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read, ec);
+  *script = path;
+  return ec ? failed("cannot make " + path + " executable: " + ec.message()) : Status::ok();
 }
 
 // One sbatch call; returns the job id.
-std::string sbatch(const SweepPlan& p, const DeviceKind& d, int cpus, const char* kind, const std::vector<int>& idx,
-                   const std::string& after) {
+Status sbatch(const SweepPlan& p, const DeviceKind& d, int cpus, const char* kind, const std::vector<int>& idx,
+              const std::string& after, std::string* job) {
   std::string dir = fs::absolute(p.cfg.output_dir).lexically_normal().string();
   std::vector<std::string> a = {"sbatch", "--parsable", "--array=" + index_list(idx), "--job-name=" + job_name(p, kind),
                                 "--chdir=" + fs::current_path().string(), "--output=" + dir + "/slurm/%x_%A_%a.out",
@@ -116,13 +120,16 @@ std::string sbatch(const SweepPlan& p, const DeviceKind& d, int cpus, const char
   if (!after.empty()) a.insert(a.end(), {"--dependency=afterok:" + after, "--kill-on-invalid-dep=yes"});
   a.insert(a.end(), p.cfg.sbatch_args.begin(), p.cfg.sbatch_args.end());
   a.insert(a.end(), d.sbatch_args.begin(), d.sbatch_args.end());
-  a.push_back(task_script(p));
+  std::string script, out;
+  LW_RETURN_IF_ERROR(task_script(p, &script));
+  a.push_back(script);
   a.push_back(kind == std::string("lut") ? "profile" : "cell");
-  std::string out = slurm_cmd(a);
+  LW_RETURN_IF_ERROR(slurm_cmd(a, &out));
   std::string id = out.substr(0, out.find_first_of(";\n"));
   std::ofstream(dir + "/slurm/submissions.log", std::ios::app)
       << id << " " << kind << " " << d.name << " cpus=" << cpus << " array=" << index_list(idx) << "\n";
-  return id;
+  *job = id;
+  return Status::ok();
 }
 
 int cpus_of(const SweepPlan& p, const SweepCell& c) {
@@ -136,13 +143,14 @@ int cpus_of(const SweepPlan& p, const SweepCell& c) {
 namespace {
 
 // Watches the sweep's jobs until none is left in the queue (or the timeout), with progress.
-void watch(const SweepPlan& p, const SweepRunOptions& o, size_t submitted) {
-  ProgressLine line(o.quiet);
+Status watch(const SweepPlan& p, const SweepRunOptions& o, size_t submitted) {
+  cli::ProgressLine line(o.quiet);
   auto t0 = std::chrono::steady_clock::now();
   size_t done0 = 0;
   for (const auto& c : p.cells) done0 += cell_status(p.cfg.output_dir, c).state == CellState::kDone;
   for (;;) {
-    Queue q = read_queue(p);
+    Queue q;
+    LW_RETURN_IF_ERROR(read_queue(p, &q));
     size_t done = 0, failed = 0;
     for (const auto& c : p.cells) {
       CellState s = cell_status(p.cfg.output_dir, c).state;
@@ -160,18 +168,20 @@ void watch(const SweepPlan& p, const SweepRunOptions& o, size_t submitted) {
                 double(done) / p.cells.size(), eta);
     if (q.cells.empty() && q.luts.empty()) break;
     if (o.timeout_s > 0 && el > o.timeout_s)
-      throw SweepError("gave up waiting after " + format_duration(el) + "; the jobs keep running (watch with squeue, "
+      return ::lw::failed("gave up waiting after " + cli::format_duration(el) + "; the jobs keep running (watch with squeue, "
                        "then --collect)");
     std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_s));
   }
   line.finish();
+  return Status::ok();
 }
 
 }  // namespace
 
-void run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o) {
-  fs::create_directories(p.cfg.output_dir + "/slurm");
-  Queue q = read_queue(p);
+Status run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o) {
+  LW_RETURN_IF_ERROR(make_dirs(p.cfg.output_dir + "/slurm"));
+  Queue q;
+  LW_RETURN_IF_ERROR(read_queue(p, &q));
   std::set<int> queued;
   for (const auto& [i, id] : q.cells) queued.insert(i);
   std::vector<int> todo = cells_to_run(p, o.resubmit_failed, queued);
@@ -188,10 +198,14 @@ void run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o) {
       if (q.luts.count(l)) after.insert(q.luts[l]);  // being profiled by an earlier submission
       else luts.push_back(l);
     }
-    if (!luts.empty()) after.insert(sbatch(p, d, key.second, "lut", luts, ""));
+    std::string id;
+    if (!luts.empty()) {
+      LW_RETURN_IF_ERROR(sbatch(p, d, key.second, "lut", luts, "", &id));
+      after.insert(id);
+    }
     std::string deps;
     for (const auto& a : after) deps += (deps.empty() ? "" : ":") + a;
-    std::string id = sbatch(p, d, key.second, "cell", cells, deps);
+    LW_RETURN_IF_ERROR(sbatch(p, d, key.second, "cell", cells, deps, &id));
     std::printf("sweep %s: submitted %zu cells as job %s (partition %s, %d CPUs)%s\n", p.cfg.name.c_str(),
                 cells.size(), id.c_str(), d.partition.empty() ? "default" : d.partition.c_str(), key.second,
                 luts.empty() ? "" : (", after " + std::to_string(luts.size()) + " LUT profiles").c_str());
@@ -200,12 +214,13 @@ void run_sweep_slurm(const SweepPlan& p, const SweepRunOptions& o) {
     std::printf("sweep %s: nothing to submit (%zu cells queued, the rest done%s)\n", p.cfg.name.c_str(), queued.size(),
                 o.resubmit_failed ? "" : " or failed: --resubmit-failed runs those again");
   std::fflush(stdout);
-  if (!o.wait) return;
-  watch(p, o, todo.size() + queued.size());
+  if (!o.wait) return Status::ok();
+  LW_RETURN_IF_ERROR(watch(p, o, todo.size() + queued.size()));
   size_t done = 0;
   for (const auto& c : p.cells) done += cell_status(p.cfg.output_dir, c).state == CellState::kDone;
   std::printf("sweep %s: %zu of %zu cells done (see --collect)\n", p.cfg.name.c_str(), done, p.cells.size());
-  if (done < p.cells.size()) throw SweepError(std::to_string(p.cells.size() - done) + " cells not done; --collect says why");
+  if (done < p.cells.size()) return failed(std::to_string(p.cells.size() - done) + " cells not done; --collect says why");
+  return Status::ok();
 }
 
-}  // namespace lw::cli
+}  // namespace lw

@@ -12,14 +12,13 @@
 
 #include "libs/core/files.h"
 #include "env/profiler.h"
-#include "explorer/cli/cli.h"
-#include "explorer/cli/model_arg.h"
+#include "explorer/pipeline/model.h"
 #include "explorer/pipeline/runner.h"
 #include "explorer/pipeline/sweep_exec.h"
 #include "libs/exec/backends.h"
 #include "libs/ir/network_json.h"
 
-namespace lw::cli {
+namespace lw {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -58,64 +57,76 @@ void redirect_output(const std::string& log) {
   ::close(fd);
 }
 
-SweepPlan load_plan(const std::string& dir) {
-  SweepPlan p;
-  ok_or_throw(load_manifest(dir, &p));
-  return p;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+
+// The cell itself: a failure is its own, recorded in status.json by the caller.
+Status run_cell(const SweepPlan& p, const SweepCell& c, const std::string& config, std::string* run_dir) {
+  if (c.lut >= 0 && !fs::exists(p.luts[c.lut].path)) {
+    std::string why = lut_failure(p.luts[c.lut]);
+    return failed("its LUT " + p.luts[c.lut].path + " was not profiled" + (why.empty() ? "" : ": " + why));
+  }
+  ExperimentConfig cfg;
+  LW_RETURN_IF_ERROR(load_config(config, config_vocabulary(), &cfg));
+  RunOptions o;
+  o.quiet = true;
+  return run_experiment(cfg, config, o, run_dir);
+}
+
+Status profile_lut(const SweepPlan& p, const SweepLut& l, const std::string& dir) {
+  const SweepCell& c = p.cells.at(l.first_cell);
+  ExperimentConfig cfg;
+  LW_RETURN_IF_ERROR(load_config(cell_dir(dir, c) + "/config.json", config_vocabulary(), &cfg));
+  Network net;
+  LW_RETURN_IF_ERROR(load_model(cfg.model, &net));
+  ProfileOptions o = profile_options(cfg);
+  o.out_path = l.path;
+  Lut lut;
+  return profile_network(net, default_registry(), o, &lut);
+}
+
 }  // namespace
 
-int run_cell_task(const std::string& dir, int index) {
-  SweepPlan p = load_plan(dir);
-  if (index < 0 || index >= int(p.cells.size())) throw UsageError("--task cell: no cell " + std::to_string(index));
+Status run_cell_task(const std::string& dir, int index) {
+  SweepPlan p;
+  LW_RETURN_IF_ERROR(load_manifest(dir, &p));
+  if (index < 0 || index >= int(p.cells.size())) return invalid_argument("--task cell: no cell " + std::to_string(index));
   const SweepCell& c = p.cells[index];
   const std::string cd = cell_dir(dir, c), config = cd + "/config.json";
   if (cell_status(dir, c).state == CellState::kDone) {
     std::printf("cell %s: done already\n", c.id.c_str());
-    return 0;
+    return Status::ok();
   }
   const std::string job = job_label(), host = host_name(), started = now_iso();
   std::ofstream(cd + "/starts.log", std::ios::app) << started << " " << host << " " << job << "\n";
   json st = {{"state", "running"}, {"reason", "started on " + host + " (" + job + ")"}, {"job", job},
              {"host", host}, {"started", started}};
-  ok_or_throw(write_file_atomic(cd + "/status.json", st.dump(1) + "\n"));
+  LW_RETURN_IF_ERROR(write_file_atomic(cd + "/status.json", st.dump(1) + "\n"));
   redirect_output(cd + "/log.txt");
   auto t0 = std::chrono::steady_clock::now();
-  try {
-    if (c.lut >= 0 && !fs::exists(p.luts[c.lut].path)) {
-      std::string why = lut_failure(p.luts[c.lut]);
-      throw UsageError("its LUT " + p.luts[c.lut].path + " was not profiled" + (why.empty() ? "" : ": " + why));
-    }
-    ExperimentConfig cfg;
-    ok_or_throw(load_config(config, config_vocabulary(), &cfg));
-    RunOptions o;
-    o.quiet = true;
-    st["run_dir"] = run_experiment(cfg, config, o);
-    st["state"] = "done";
-    st["reason"] = "";
-  } catch (const std::exception& e) {
-    st["state"] = "failed";
-    st["reason"] = e.what();
-    std::fprintf(stderr, "cell %s failed: %s\n", c.id.c_str(), e.what());
-  }
+  std::string run_dir;
+  Status s = run_cell(p, c, config, &run_dir);
+  if (!run_dir.empty()) st["run_dir"] = run_dir;
+  st["state"] = s.is_ok() ? "done" : "failed";
+  st["reason"] = s.message();
+  if (!s.is_ok()) std::fprintf(stderr, "cell %s failed: %s\n", c.id.c_str(), s.message().c_str());
   st["wall_s"] = seconds_since(t0);
   st["finished"] = now_iso();
-  ok_or_throw(write_file_atomic(cd + "/status.json", st.dump(1) + "\n"));
-  return st["state"] == "done" ? 0 : 1;
+  LW_RETURN_IF_ERROR(write_file_atomic(cd + "/status.json", st.dump(1) + "\n"));
+  return s.is_ok() ? Status::ok() : failed("cell " + c.id + ": " + s.message());
 }
 
-int run_profile_task(const std::string& dir, int index) {
-  SweepPlan p = load_plan(dir);
-  if (index < 0 || index >= int(p.luts.size())) throw UsageError("--task profile: no LUT " + std::to_string(index));
+Status run_profile_task(const std::string& dir, int index) {
+  SweepPlan p;
+  LW_RETURN_IF_ERROR(load_manifest(dir, &p));
+  if (index < 0 || index >= int(p.luts.size())) return invalid_argument("--task profile: no LUT " + std::to_string(index));
   const SweepLut& l = p.luts[index];
   if (fs::exists(l.path)) {
     std::printf("LUT %s: profiled already\n", l.path.c_str());
-    return 0;
+    return Status::ok();
   }
   std::remove((l.path + ".failed").c_str());
   redirect_output(l.path + ".log");
@@ -123,23 +134,15 @@ int run_profile_task(const std::string& dir, int index) {
   std::printf("%s profiling %s on %s (%s)\n", now_iso().c_str(), l.path.c_str(), host.c_str(), job.c_str());
   std::fflush(stdout);
   auto t0 = std::chrono::steady_clock::now();
-  try {
-    const SweepCell& c = p.cells.at(l.first_cell);
-    ExperimentConfig cfg;
-    ok_or_throw(load_config(cell_dir(dir, c) + "/config.json", config_vocabulary(), &cfg));
-    Network net = load_model(cfg.model);
-    ProfileOptions o = profile_options(cfg);
-    o.out_path = l.path;
-    Lut lut;
-    ok_or_throw(profile_network(net, default_registry(), o, &lut));
-  } catch (const std::exception& e) {
-    json f = {{"reason", e.what()}, {"job", job}, {"host", host}, {"finished", now_iso()}};
+  Status s = profile_lut(p, l, dir);
+  if (!s.is_ok()) {
+    json f = {{"reason", s.message()}, {"job", job}, {"host", host}, {"finished", now_iso()}};
     (void)write_file_atomic(l.path + ".failed", f.dump(1) + "\n");
-    std::fprintf(stderr, "profile failed: %s\n", e.what());
-    return 1;
+    std::fprintf(stderr, "profile failed: %s\n", s.message().c_str());
+    return failed("LUT " + l.path + ": " + s.message());
   }
   std::printf("%s profiled in %.1f s\n", now_iso().c_str(), seconds_since(t0));
-  return 0;
+  return Status::ok();
 }
 
 std::vector<int> cells_to_run(const SweepPlan& p, bool resubmit_failed, const std::set<int>& queued) {
@@ -164,4 +167,4 @@ std::vector<int> luts_to_profile(const SweepPlan& p, const std::vector<int>& cel
   return {v.begin(), v.end()};
 }
 
-}  // namespace lw::cli
+}  // namespace lw

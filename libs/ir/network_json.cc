@@ -19,125 +19,128 @@ using json = nlohmann::json;
 
 namespace {
 
-// Network-specific readers on top of JsonReader.
-struct Reader : JsonReader {
-  using JsonReader::JsonReader;
-  // "kernel": 3 or [3, 3]
-  Status pair(const json& j, const std::string& key, const std::string& path, int* a, int* b) const {
-    if (!j.contains(key)) return Status::ok();
-    const json& v = j[key];
-    if (v.is_number_integer()) { *a = *b = v.get<int>(); return Status::ok(); }
-    if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer()) {
-      *a = v[0].get<int>(); *b = v[1].get<int>();
-      return Status::ok();
-    }
-    return err(path + "/" + key, "expected an integer or [h, w]");
+// "kernel": 3 or [3, 3]
+void read_pair(JsonReader& r, const char* key, int* a, int* b) {
+  const json* v = r.value(key);
+  if (!v) return;
+  if (v->is_number_integer()) {
+    *a = *b = v->get<int>();
+  } else if (v->is_array() && v->size() == 2 && (*v)[0].is_number_integer() && (*v)[1].is_number_integer()) {
+    *a = (*v)[0].get<int>();
+    *b = (*v)[1].get<int>();
+  } else {
+    r.fail(std::string("/") + key, "expected an integer or [h, w]");
   }
-  // "padding": p, [ph, pw] or [top, left, bottom, right]
-  Status padding(const json& j, const std::string& path, Window* w) const {
-    if (!j.contains("padding")) return Status::ok();
-    const json& v = j["padding"];
-    std::vector<int> p;
-    if (v.is_number_integer()) p = {v.get<int>()};
-    else if (v.is_array()) {
-      for (auto& e : v) {
-        if (!e.is_number_integer()) return err(path + "/padding", "expected integers");
-        p.push_back(e.get<int>());
-      }
-    }
-    if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
-    else if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
-    else if (p.size() != 4) return err(path + "/padding", "expected p, [h, w] or [top, left, bottom, right]");
-    w->pad_top = p[0]; w->pad_left = p[1]; w->pad_bottom = p[2]; w->pad_right = p[3];
-    return Status::ok();
-  }
-};
+}
 
-const std::set<std::string> kLayerKeys = {"name", "kind", "inputs", "shape", "out_channels", "kernel", "stride",
-                                          "padding", "dilation", "groups", "bias", "ceil_mode",
-                                          "count_include_pad", "eps", "activation", "begin"};
+// "padding": p, [ph, pw] or [top, left, bottom, right]
+void read_padding(JsonReader& r, Window* w) {
+  const json* v = r.value("padding");
+  if (!v) return;
+  std::vector<int> p;
+  if (v->is_number_integer()) p = {v->get<int>()};
+  for (const json& e : v->is_array() ? *v : json::array()) {
+    if (!e.is_number_integer()) return r.fail("/padding", "expected integers");
+    p.push_back(e.get<int>());
+  }
+  if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
+  else if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
+  else if (p.size() != 4) return r.fail("/padding", "expected p, [h, w] or [top, left, bottom, right]");
+  w->pad_top = p[0], w->pad_left = p[1], w->pad_bottom = p[2], w->pad_right = p[3];
+}
 
-Status parse_layer(const Reader& r, const json& j, const std::string& path, const Network& net, Layer* l) {
-  LW_RETURN_IF_ERROR(r.keys(j, path, kLayerKeys));
-  if (!j.contains("name") || !j["name"].is_string()) return r.err(path + "/name", "missing or not a string");
-  l->name = j["name"].get<std::string>();
-  if (l->name.empty()) return r.err(path + "/name", "must not be empty");
-  if (net.find(l->name) >= 0) return r.err(path + "/name", "duplicate layer name '" + l->name + "'");
-  if (!j.contains("kind") || !j["kind"].is_string()) return r.err(path + "/kind", "missing or not a string");
-  auto kind = parse_layer_kind(j["kind"].get<std::string>());
-  if (!kind) return r.err(path + "/kind", "unknown layer kind '" + j["kind"].get<std::string>() + "'");
-  l->kind = *kind;
-  if (j.contains("inputs")) {
-    if (!j["inputs"].is_array()) return r.err(path + "/inputs", "expected an array of layer names");
-    for (size_t k = 0; k < j["inputs"].size(); ++k) {
-      const json& in = j["inputs"][k];
-      std::string ip = path + "/inputs/" + std::to_string(k);
-      if (!in.is_string()) return r.err(ip, "expected a layer name");
-      int idx = net.find(in.get<std::string>());
-      if (idx < 0)
-        return r.err(ip, "'" + in.get<std::string>() + "' is not an earlier layer (unknown name or a cycle)");
-      l->inputs.push_back(idx);
-    }
+void read_inputs(JsonReader& r, const Network& net, Layer* l) {
+  const json* in = r.value("inputs");
+  if (!in) return;
+  if (!in->is_array()) return r.fail("/inputs", "expected an array of layer names");
+  for (size_t k = 0; k < in->size(); ++k) {
+    const json& e = (*in)[k];
+    std::string at = "/inputs/" + std::to_string(k);
+    if (!e.is_string()) return r.fail(at, "expected a layer name");
+    int idx = net.find(e.get<std::string>());
+    if (idx < 0) return r.fail(at, "'" + e.get<std::string>() + "' is not an earlier layer (unknown name or a cycle)");
+    l->inputs.push_back(idx);
   }
-  if (l->kind == LayerKind::kInput) {
-    const json* s = j.contains("shape") ? &j["shape"] : nullptr;
-    if (!s || !s->is_array() || s->size() != 4 || !std::all_of(s->begin(), s->end(), [](const json& e) { return e.is_number_integer(); }))
-      return r.err(path + "/shape", "input needs \"shape\": [n, c, h, w]");
-    l->out = Shape{(*s)[0].get<int>(), (*s)[1].get<int>(), (*s)[2].get<int>(), (*s)[3].get<int>()};
-  }
+}
+
+void read_input_shape(JsonReader& r, Layer* l) {
+  const json* s = r.value("shape");
+  if (l->kind != LayerKind::kInput) return;
+  if (!s || !s->is_array() || s->size() != 4 ||
+      !std::all_of(s->begin(), s->end(), [](const json& e) { return e.is_number_integer(); }))
+    return r.fail("/shape", "input needs \"shape\": [n, c, h, w]");
+  l->out = Shape{(*s)[0].get<int>(), (*s)[1].get<int>(), (*s)[2].get<int>(), (*s)[3].get<int>()};
+}
+
+void read_name_and_kind(JsonReader& r, const Network& net, Layer* l) {
+  const json* name = r.value("name");
+  if (!name || !name->is_string()) return r.fail("/name", "missing or not a string");
+  l->name = name->get<std::string>();
+  if (l->name.empty()) return r.fail("/name", "must not be empty");
+  if (net.find(l->name) >= 0) return r.fail("/name", "duplicate layer name '" + l->name + "'");
+  const json* kind = r.value("kind");
+  if (!kind || !kind->is_string()) return r.fail("/kind", "missing or not a string");
+  auto k = parse_layer_kind(kind->get<std::string>());
+  if (!k) return r.fail("/kind", "unknown layer kind '" + kind->get<std::string>() + "'");
+  l->kind = *k;
+}
+
+void read_layer(JsonReader& r, const Network& net, Layer* l) {
+  read_name_and_kind(r, net, l);
+  if (!r.ok()) return;
+  read_inputs(r, net, l);
+  read_input_shape(r, l);
   Window& w = l->window;
-  LW_RETURN_IF_ERROR(r.integer(j, "out_channels", path, &l->out_channels,
-                               l->kind == LayerKind::kConv2d || l->kind == LayerKind::kFullyConnected ||
-                                   l->kind == LayerKind::kChannelSlice));
-  LW_RETURN_IF_ERROR(r.integer(j, "begin", path, &l->channel_begin));
-  LW_RETURN_IF_ERROR(r.pair(j, "kernel", path, &w.kh, &w.kw));
-  LW_RETURN_IF_ERROR(r.pair(j, "stride", path, &w.stride_h, &w.stride_w));
-  LW_RETURN_IF_ERROR(r.pair(j, "dilation", path, &w.dil_h, &w.dil_w));
-  LW_RETURN_IF_ERROR(r.padding(j, path, &w));
-  LW_RETURN_IF_ERROR(r.integer(j, "groups", path, &l->groups));
-  LW_RETURN_IF_ERROR(r.boolean(j, "bias", path, &l->has_bias));
-  LW_RETURN_IF_ERROR(r.boolean(j, "ceil_mode", path, &w.ceil_mode));
-  LW_RETURN_IF_ERROR(r.boolean(j, "count_include_pad", path, &l->count_include_pad));
-  if (j.contains("eps")) {
-    if (!j["eps"].is_number() || j["eps"].get<double>() <= 0) return r.err(path + "/eps", "expected a positive number");
-    l->eps = j["eps"].get<float>();
+  bool needs_out = l->kind == LayerKind::kConv2d || l->kind == LayerKind::kFullyConnected ||
+                   l->kind == LayerKind::kChannelSlice;
+  r.integer("out_channels", &l->out_channels, INT32_MIN, INT32_MAX, needs_out);
+  r.integer("begin", &l->channel_begin, INT32_MIN, INT32_MAX);
+  read_pair(r, "kernel", &w.kh, &w.kw);
+  read_pair(r, "stride", &w.stride_h, &w.stride_w);
+  read_pair(r, "dilation", &w.dil_h, &w.dil_w);
+  read_padding(r, &w);
+  r.integer("groups", &l->groups, INT32_MIN, INT32_MAX);
+  r.boolean("bias", &l->has_bias);
+  r.boolean("ceil_mode", &w.ceil_mode);
+  r.boolean("count_include_pad", &l->count_include_pad);
+  if (const json* eps = r.value("eps")) {
+    if (!eps->is_number() || eps->get<double>() <= 0) return r.fail("/eps", "expected a positive number");
+    l->eps = eps->get<float>();
   }
-  if (j.contains("activation")) {
-    auto a = j["activation"].is_string() ? parse_layer_kind(j["activation"].get<std::string>()) : std::nullopt;
-    if (!a || !is_activation(*a)) return r.err(path + "/activation", "expected relu, relu6, hardswish, hardsigmoid or sigmoid");
+  if (const json* act = r.value("activation")) {
+    auto a = act->is_string() ? parse_layer_kind(act->get<std::string>()) : std::nullopt;
+    if (!a || !is_activation(*a)) return r.fail("/activation", "expected relu, relu6, hardswish, hardsigmoid or sigmoid");
     l->fused_activation = *a;
   }
-  return Status::ok();
 }
 
 }  // namespace
 
 Status network_from_json(const std::string& text, const std::string& origin, const std::string& dir, Network* out) {
-  Reader r(origin);
   json doc;
-  LW_RETURN_IF_ERROR(r.parse(text, &doc));
-  LW_RETURN_IF_ERROR(r.keys(doc, "", {"format", "name", "layers", "weights"}));
-  if (doc.contains("format") && doc["format"] != "layerwise-network/1")
-    return r.err("/format", "expected \"layerwise-network/1\"");
+  LW_RETURN_IF_ERROR(JsonReader::parse(origin, text, &doc));
+  JsonReader r(origin, doc);
+  std::string format = "layerwise-network/1", weights;
+  r.text("format", &format);
+  if (r.ok() && format != "layerwise-network/1") r.fail("/format", "expected \"layerwise-network/1\"");
   Network net;
-  if (doc.contains("name")) {
-    if (!doc["name"].is_string()) return r.err("/name", "expected a string");
-    net.name = doc["name"].get<std::string>();
-  }
-  if (!doc.contains("layers") || !doc["layers"].is_array() || doc["layers"].empty())
-    return r.err("/layers", "missing or empty array");
-  for (size_t i = 0; i < doc["layers"].size(); ++i) {
+  r.text("name", &net.name);
+  const json* layers = r.value("layers");
+  if (r.ok() && (!layers || !layers->is_array() || layers->empty())) r.fail("/layers", "missing or empty array");
+  for (size_t i = 0; r.ok() && i < layers->size(); ++i) {
     Layer l;
-    LW_RETURN_IF_ERROR(parse_layer(r, doc["layers"][i], "/layers/" + std::to_string(i), net, &l));
+    JsonReader lr = r.element("layers", i);
+    read_layer(lr, net, &l);
+    r.adopt(lr.finish());
     net.layers.push_back(std::move(l));
   }
+  r.text("weights", &weights);
+  LW_RETURN_IF_ERROR(r.finish());
   Status s = infer_shapes(net);
   if (!s.is_ok()) return parse_error(origin + ": /layers: " + s.message());
-  if (doc.contains("weights")) {
-    if (!doc["weights"].is_string()) return r.err("/weights", "expected a file name");
-    std::string w = doc["weights"].get<std::string>();
-    if (!w.empty() && w[0] != '/' && !dir.empty()) w = dir + "/" + w;
-    LW_RETURN_IF_ERROR(load_weights(w, &net));
+  if (r.value("weights")) {
+    if (!weights.empty() && weights[0] != '/' && !dir.empty()) weights = dir + "/" + weights;
+    LW_RETURN_IF_ERROR(load_weights(weights, &net));
   }
   *out = std::move(net);
   return Status::ok();

@@ -1,36 +1,36 @@
-#include "explorer/cli/model_arg.h"
+#include "explorer/pipeline/model.h"
 
 #include <random>
 
-#include "explorer/cli/cli.h"
 #include "libs/ir/network_json.h"
 #include "libs/onnx/onnx_import.h"
 #include "libs/zoo/zoo.h"
 
-namespace lw::cli {
+namespace lw {
 
-Network load_model_unfolded(const std::string& model, uint64_t weight_seed) {
+Status load_model_unfolded(const std::string& model, Network* out, uint64_t weight_seed) {
   Network net;
   bool is_file = model.find('/') != std::string::npos || model.find(".json") != std::string::npos;
   if (is_onnx_path(model)) {
-    ok_or_throw(import_onnx(model, &net));
+    LW_RETURN_IF_ERROR(import_onnx(model, &net));
   } else if (is_file) {
-    ok_or_throw(load_network(model, &net));
+    LW_RETURN_IF_ERROR(load_network(model, &net));
   } else {
     Status s = build_zoo_model(model, ZooOptions{}, &net);
-    if (!s.is_ok()) throw UsageError("--model: " + s.message() + ", a network .json file or an .onnx file");
+    if (!s.is_ok()) return Status(s.code(), s.message() + ", a network .json file or an .onnx file");
   }
   bool has_weights = true;
   for (const Layer& l : net.layers)
     if (l.weights.empty() && weight_count(l, input_shapes(net, net.find(l.name))) > 0) has_weights = false;
   if (!has_weights) init_random_weights(net, weight_seed);
-  return net;
+  *out = std::move(net);
+  return Status::ok();
 }
 
-Network load_model(const std::string& model, uint64_t weight_seed) {
-  Network folded;
-  ok_or_throw(fold_batch_norm(load_model_unfolded(model, weight_seed), &folded));
-  return folded;
+Status load_model(const std::string& model, Network* out, uint64_t weight_seed) {
+  Network net;
+  LW_RETURN_IF_ERROR(load_model_unfolded(model, &net, weight_seed));
+  return fold_batch_norm(net, out);
 }
 
 Tensor random_input(const Network& net, uint64_t seed) {
@@ -40,4 +40,4 @@ Tensor random_input(const Network& net, uint64_t seed) {
   return t;
 }
 
-}  // namespace lw::cli
+}  // namespace lw

@@ -1,0 +1,81 @@
+#include "explorer/pipeline/run_dir.h"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+
+#include "libs/core/files.h"
+#include "libs/core/hash.h"
+
+namespace lw {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::string timestamp() {
+  char t[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(t, sizeof t, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return t;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::string find_unfinished(const std::string& root, const std::string& hash) {
+  std::error_code ec;
+  std::string best;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    json st = read_json_file((e.path() / "run.json").string());
+    if (st.is_object() && st.value("config_hash", "") == hash && !st.value("complete", false))
+      best = std::max(best, e.path().string());  // newest by its timestamped name
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string run_id(const std::string& model, const std::vector<std::string>& agents,
+                   const std::vector<uint64_t>& seeds) {
+  std::vector<std::string> s;
+  for (uint64_t x : seeds) s.push_back(std::to_string(x));
+  return model + "__" + join(agents, "+") + "__" + join(s, "+") + "__" + timestamp();
+}
+
+Status RunDir::open(const std::string& root, const json& resolved, const std::string& id,
+                    const std::string& config_path, bool fresh) {
+  std::string hash = fnv1a_hex(resolved.dump());
+  LW_RETURN_IF_ERROR(make_dirs(root));
+  dir_ = fresh ? "" : find_unfinished(root, hash);
+  resumed_ = !dir_.empty();
+  if (resumed_) {
+    state_ = read_json_file(dir_ + "/run.json");
+    return Status::ok();
+  }
+  dir_ = root + "/" + id;
+  LW_RETURN_IF_ERROR(make_dirs(dir_));
+  state_ = {{"config", config_path}, {"config_hash", hash}, {"complete", false}, {"stages", json::object()}};
+  LW_RETURN_IF_ERROR(write_file_atomic(dir_ + "/config.json", resolved.dump(1) + "\n"));
+  return save();
+}
+
+bool RunDir::done(const char* stage) const { return state_["stages"].value(stage, false); }
+
+Status RunDir::finish(const char* stage) {
+  state_["stages"][stage] = true;
+  return save();
+}
+
+Status RunDir::complete() {
+  state_["complete"] = true;
+  return save();
+}
+
+Status RunDir::save() const { return write_file_atomic(dir_ + "/run.json", state_.dump(1) + "\n"); }
+
+}  // namespace lw

@@ -1,0 +1,37 @@
+/// \file
+/// A run's directory, results/<run-id>/: its name, the resolved config, and run.json (the
+/// config's hash and the stages already finished), so an interrupted run of the same
+/// resolved config resumes in place instead of starting over.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "libs/core/status.h"
+
+namespace lw {
+
+/// <model>__<agents>__<seeds>__<time>: the CleanRL naming, several agents / seeds joined by '+'.
+std::string run_id(const std::string& model, const std::vector<std::string>& agents,
+                   const std::vector<uint64_t>& seeds);
+
+class RunDir {
+ public:
+  /// Resumes the newest unfinished run under `root` whose resolved config is `resolved`
+  /// (unless `fresh`), else creates root/<id> and writes config.json there.
+  Status open(const std::string& root, const nlohmann::json& resolved, const std::string& id,
+              const std::string& config_path, bool fresh);
+  const std::string& path() const { return dir_; }
+  bool resumed() const { return resumed_; }
+  bool done(const char* stage) const;
+  Status finish(const char* stage);
+  Status complete();
+
+ private:
+  Status save() const;
+  std::string dir_;
+  nlohmann::json state_;
+  bool resumed_ = false;
+};
+
+}  // namespace lw
