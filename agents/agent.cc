@@ -1,5 +1,7 @@
 #include "agents/agent.h"
 
+#include "libs/core/hash.h"
+
 #include <algorithm>
 #include <ctime>
 
@@ -63,9 +65,7 @@ double process_cpu_ms() {
 }
 
 size_t SolutionLog::Hash::operator()(const std::vector<int>& v) const {
-  uint64_t h = 1469598103934665603ULL;
-  for (int x : v) h = (h ^ uint64_t(uint32_t(x))) * 1099511628211ULL;
-  return size_t(h);
+  return size_t(fnv1a(v.data(), v.size() * sizeof(int)));
 }
 
 bool SolutionLog::add(const std::vector<int>& assignment, double latency_ms) {

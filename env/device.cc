@@ -84,4 +84,13 @@ std::string device_mismatch(const nlohmann::json& lut, const nlohmann::json& her
   return "";
 }
 
+std::string lut_mismatch(const Lut& lut, const Network& net) {
+  if (lut.model_hash != model_hash(net))
+    return "it was measured for model '" + lut.model_name + "' (hash " + lut.model_hash + "), not '" + net.name +
+           "' (hash " + model_hash(net) + ")";
+  nlohmann::json device = nlohmann::json::parse(lut.device_json, nullptr, false);
+  std::string d = device_mismatch(device, device_fingerprint());
+  return d.empty() ? "" : "it was measured on another device: " + d;
+}
+
 }  // namespace lw

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "env/lut.h"
+
 namespace lw {
 
 /// This machine's fingerprint: {"cpu", "isa", "cpus", "thread_sets", "libraries"}.
@@ -15,5 +17,9 @@ nlohmann::json device_fingerprint();
 /// Empty when `lut_device` describes this machine; otherwise what differs, e.g.
 /// "cpu 'AMD EPYC 9B45' vs 'Cortex-A57'". A synthetic LUT ("synthetic": true) never matches.
 std::string device_mismatch(const nlohmann::json& lut_device, const nlohmann::json& here);
+
+/// Why `lut` cannot be used for `net` on this device ("" when it can): another model
+/// (model_hash, env/lut.h) or another device's fingerprint.
+std::string lut_mismatch(const Lut& lut, const Network& net);
 
 }  // namespace lw

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "libs/core/files.h"
+#include "libs/core/hash.h"
+#include "libs/ir/network_json.h"
 #include "libs/ir/network_json.h"
 
 namespace lw {
@@ -367,5 +369,7 @@ std::string lut_to_json(const Lut& lut) {
 }
 
 Status save_lut(const Lut& lut, const std::string& path) { return write_file_atomic(path, lut_to_json(lut)); }
+
+std::string model_hash(const Network& net) { return fnv1a_hex(network_to_json(net, "")); }
 
 }  // namespace lw

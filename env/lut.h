@@ -105,4 +105,8 @@ std::string lut_to_json(const Lut& lut);
 /// Written atomically (temporary file + rename).
 Status save_lut(const Lut& lut, const std::string& path);
 
+/// FNV-1a hash of the network's topology and shapes (weights excluded), hex: what a LUT's
+/// model_hash must equal for the LUT to describe the network.
+std::string model_hash(const Network& net);
+
 }  // namespace lw

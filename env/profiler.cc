@@ -19,18 +19,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // Identical layers (kind, parameters, shapes) have identical costs.
 std::string layer_signature(const Layer& l, const std::vector<Shape>& in, LayerKind next_activation) {
   const Window& w = l.window;
@@ -391,21 +379,10 @@ Status Profiler::run(Lut* out) {
 
 }  // namespace
 
-std::string model_hash(const Network& net) { return hex(fnv1a(network_to_json(net, ""))); }
-
 Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut) {
   if (options.threads.empty()) return invalid_argument("profile: no thread set selected");
   Profiler p(net, registry, options);
   return p.run(lut);
-}
-
-std::string lut_mismatch(const Lut& lut, const Network& net) {
-  if (lut.model_hash != model_hash(net))
-    return "it was measured for model '" + lut.model_name + "' (hash " + lut.model_hash + "), not '" + net.name +
-           "' (hash " + model_hash(net) + ")";
-  nlohmann::json device = nlohmann::json::parse(lut.device_json, nullptr, false);
-  std::string d = device_mismatch(device, device_fingerprint());
-  return d.empty() ? "" : "it was measured on another device: " + d;
 }
 
 }  // namespace lw

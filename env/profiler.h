@@ -41,14 +41,8 @@ struct ProfileOptions {
   std::function<bool()> should_stop;
 };
 
-/// FNV-1a hash of the network's topology and shapes (weights excluded), hex.
-std::string model_hash(const Network& net);
-
 /// Profiles `net` (BatchNorm folded). Resumes from "<out_path>.partial" when it exists and
 /// matches the model, device and protocol; otherwise refuses (delete it to start over).
 Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut);
-
-/// Why `lut` cannot be used for `net` on this device ("" when it can).
-std::string lut_mismatch(const Lut& lut, const Network& net);
 
 }  // namespace lw

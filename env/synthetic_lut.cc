@@ -68,18 +68,6 @@ std::string conv_unsupported(const ConvAlgo& a, const Layer& l, const Shape& in)
   return "";
 }
 
-std::string hex64(uint64_t h) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
 struct Gen {
   const Network& net;
   const SyntheticLutOptions& o;
@@ -247,7 +235,7 @@ Status synthetic_lut(const Network& net, const SyntheticLutOptions& options, Lut
   if (net.layers.empty()) return invalid_argument("synthetic LUT: empty network");
   Lut lut;
   lut.model_name = net.name;
-  lut.model_hash = hex64(fnv1a(network_to_json(net, "")));
+  lut.model_hash = model_hash(net);
   lut.device_json = R"({"synthetic":true,"generator":"layerwise synthetic_lut","seed":)" +
                     std::to_string(options.seed) + "}";
   lut.protocol_json = R"({"synthetic":true})";

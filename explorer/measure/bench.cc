@@ -1,5 +1,7 @@
 #include "explorer/measure/bench.h"
 
+#include "env/device.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "env/device.h"
 #include "env/profiler.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"

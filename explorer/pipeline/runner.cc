@@ -7,6 +7,7 @@
 
 #include "agents/agent.h"
 #include "agents/dqn.h"
+#include "env/device.h"
 #include "env/profiler.h"
 #include "env/synthetic_lut.h"
 #include "explorer/cli/progress.h"
