@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "libs/core/files.h"
+#include "libs/core/hash.h"
 #include "explorer/pipeline/pareto.h"
 #include "explorer/pipeline/sweep_exec.h"
 #include "libs/ir/network_json.h"
@@ -35,13 +36,7 @@ std::string num(double v) {
 }
 
 // A short stable name for an assignment, so equal search results compare equal in the CSV.
-std::string solution_id(const json& best) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : best.dump()) h = (h ^ c) * 1099511628211ull;
-  char b[20];
-  std::snprintf(b, sizeof b, "%012llx", static_cast<unsigned long long>(h & 0xffffffffffffull));
-  return b;
-}
+std::string solution_id(const json& best) { return fnv1a_hex(best.dump()).substr(4); }  // low 48 bits
 
 struct Collected {
   std::ostringstream csv;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "libs/core/files.h"
+#include "libs/core/hash.h"
 #include "explorer/cli/progress.h"
 #include "explorer/pipeline/sweep_exec.h"
 #include "libs/ir/network_json.h"
@@ -56,10 +57,7 @@ Status slurm_cmd(const std::vector<std::string>& argv, std::string* result) {
 // Job names identify this sweep directory's jobs in squeue, whoever submitted them.
 std::string job_name(const SweepPlan& p, const char* kind) {
   std::string abs = fs::absolute(p.cfg.output_dir).lexically_normal().string();
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : abs) h = (h ^ c) * 1099511628211ull;
-  char b[16];
-  std::snprintf(b, sizeof b, "%06llx", static_cast<unsigned long long>(h & 0xffffff));
+  std::string b = fnv1a_hex(abs).substr(10);  // low 24 bits
   std::string name = p.cfg.name;  // squeue -n takes a comma-separated list
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
