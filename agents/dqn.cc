@@ -5,14 +5,16 @@
 // exceeds its admissible bound (step cost + the bound of the layers after). Acting picks the
 // allowed candidate of least step + bound + excess; invalid impls are never scored (masked) in
 // acting and in the target. Targets are undiscounted n-step returns (the episode return is
-// minus the latency), bootstrapped with double DQN (online argmin, target-network value);
-// replay stores whole episodes (assignments), so any state's candidates can be featurised
-// again. The result is a greedy rollout (epsilon 0): of the evaluated networks (before
-// training and every eval_every episodes) the one whose rollout is fastest, never an
-// exploratory episode. The only agents file that includes LibTorch.
+// minus the latency), cut at the first random pick, bootstrapped with double DQN (online
+// argmin, target-network value); replay stores whole episodes (assignments), so any state's
+// candidates can be featurised again. The result is a greedy rollout (epsilon 0): of the
+// evaluated networks (before training and every eval_every episodes) the one whose rollout is
+// fastest, never an exploratory episode. The only agents file that includes LibTorch.
 #include "agents/dqn.h"
 
 #include <torch/torch.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <functional>
@@ -38,6 +40,12 @@ constexpr int kDefaultTargetEvery = 100;     // gradient steps per target-networ
 constexpr double kDefaultEpsStart = 0.05;  // the bound-plus-lookahead prior already starts near DS+
 constexpr double kDefaultExplorationFraction = 0.6;  // share of episodes over which epsilon decays to 0
 constexpr int kDefaultEvalEvery = 10;        // episodes per greedy evaluation rollout (learning curve)
+// n-step returns stop at the first random pick after the sampled step and bootstrap from the
+// state it was made in (Watkins): a random pick's cost (often an impl hundreds of times the
+// mean layer cost) is not what the greedy policy would pay. Without the cut, 16 % of the
+// targets of a MobileNetV3-Small run carried one, with 38x the error of the others, and the
+// greedy rollout stalled at +2.9 % (README "Search").
+constexpr int kDefaultCutAtRandom = 1;
 
 struct DqnConfig {
   int episodes = kDefaultEpisodes;                 // training episodes
@@ -53,6 +61,7 @@ struct DqnConfig {
   double eps_start = kDefaultEpsStart;             // epsilon of the first episode
   double exploration_fraction = kDefaultExplorationFraction;  // epsilon reaches 0 after this share of episodes
   int eval_every = kDefaultEvalEvery;              // episodes per greedy rollout on the learning curve
+  int cut_at_random = kDefaultCutAtRandom;         // 1: n-step returns stop at a random pick (0: ablation)
 };
 
 Status parse(const AgentRequest& req, DqnConfig* c, std::string* resolved) {
@@ -71,11 +80,22 @@ Status parse(const AgentRequest& req, DqnConfig* c, std::string* resolved) {
   r.number("eps_start", &c->eps_start);
   r.number("exploration_fraction", &c->exploration_fraction);
   r.integer("eval_every", &c->eval_every, 1, 1 << 30);
+  r.integer("cut_at_random", &c->cut_at_random, 0, 1);
   LW_RETURN_IF_ERROR(r.finish());
   if (!(c->eps_start >= 0 && c->eps_start <= 1) || !(c->exploration_fraction > 0 && c->exploration_fraction <= 1))
     return invalid_argument("dqn config: eps_start must be within [0, 1] and exploration_fraction within (0, 1]");
   *resolved = r.resolved();
   return Status::ok();
+}
+
+// LibTorch's float matmuls go to the system BLAS; Debian's OpenBLAS (pthread build) starts a
+// thread per core that spins in sched_yield between the DQN's many small calls, and
+// at::set_num_threads does not reach it. Measured: ResNet-18 DQN 14.9 s of process CPU (7.4
+// user + 8.2 system) for 4.0 s with one BLAS thread, same result. Looked up at run time so
+// that another BLAS (no such symbol) is left alone.
+void single_threaded_blas() {
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
 }
 
 // Epsilon of training episode `ep`: linear from eps_start to 0 over exploration_fraction of
@@ -146,12 +166,13 @@ int argmin(const Candidates& c, const std::vector<float>& v, int begin, int end)
 struct Replay {
   std::vector<std::vector<int>> assign;   // per stored episode
   std::vector<std::vector<double>> cost;  // per stored episode, per step (ms)
+  std::vector<std::vector<uint8_t>> explored;  // per stored episode, per step: a random pick
   int stored = 0;                         // episodes ever added (the oldest are overwritten)
-  explicit Replay(int capacity) : assign(capacity), cost(capacity) {}
+  explicit Replay(int capacity) : assign(capacity), cost(capacity), explored(capacity) {}
   int size() const { return std::min(stored, int(assign.size())); }
-  void add(const std::vector<int>& a, const std::vector<double>& c) {
+  void add(const std::vector<int>& a, const std::vector<double>& c, const std::vector<uint8_t>& x) {
     const int slot = stored++ % int(assign.size());
-    assign[slot] = a, cost[slot] = c;
+    assign[slot] = a, cost[slot] = c, explored[slot] = x;
   }
 };
 
@@ -176,15 +197,19 @@ struct Learner {
 };
 
 // One TD update on a minibatch of stored transitions (episode, layer): the target excess is
-// the undiscounted n-step cost minus the candidate's base, plus the bootstrap state's best
-// base + excess (double DQN: online net picks, target net values); Huber loss, one Adam step.
+// the undiscounted cost of up to n steps (fewer when a random pick comes first) minus the
+// candidate's base, plus the bootstrap state's best base + excess (double DQN: online net
+// picks, target net values); Huber loss, one Adam step.
 void td_update(Learner& L, const Replay& R, const CandidateFeatures& F, const DqnConfig& cfg, Rng& rng) {
   const int n = F.problem().n, w = F.size();
   Candidates taken, boot;
   std::vector<int> boot_begin(cfg.batch + 1, 0);
   std::vector<double> ret(cfg.batch);
   for (int i = 0; i < cfg.batch; ++i) {
-    const int s = rng.below(R.size()), t = rng.below(n), end = std::min(n, t + cfg.n_step);
+    const int s = rng.below(R.size()), t = rng.below(n);
+    int end = std::min(n, t + cfg.n_step);
+    for (int k = t + 1; cfg.cut_at_random && k < end; ++k)
+      if (R.explored[s][k]) end = k;  // bootstrap from the state the random pick was made in
     const auto& A = R.assign[s];
     const double c = F.step_cost(A, t, A[t]);
     taken.x.resize(size_t(i + 1) * w);
@@ -215,7 +240,7 @@ void td_update(Learner& L, const Replay& R, const CandidateFeatures& F, const Dq
 // One episode, epsilon-greedy on base + predicted excess; fills cost (ms per layer) and calls
 // after_step (when given) after every env step. Returns the latency.
 double rollout(DeploymentEnv& env, ExcessNet& q, const CandidateFeatures& F, double eps, Rng& rng,
-               std::vector<double>* cost, const std::function<void()>& after_step) {
+               std::vector<double>* cost, std::vector<uint8_t>* explored, const std::function<void()>& after_step) {
   Candidates cand;
   env.reset();
   while (!env.done()) {
@@ -223,8 +248,10 @@ double rollout(DeploymentEnv& env, ExcessNet& q, const CandidateFeatures& F, dou
     cand.clear();
     cand.add(F, env.assignment(), t);
     const int n = int(cand.action.size());
-    const int pick = eps > 0 && rng.uniform() < eps ? rng.below(n) : argmin(cand, values(q, cand, F.size()), 0, n);
+    const bool random = eps > 0 && rng.uniform() < eps;
+    const int pick = random ? rng.below(n) : argmin(cand, values(q, cand, F.size()), 0, n);
     (*cost)[t] = -env.step(cand.action[pick]).reward;
+    (*explored)[t] = random;
     if (after_step) after_step();
   }
   return env.latency_ms();
@@ -235,12 +262,14 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   LW_RETURN_IF_ERROR(parse(req, &cfg, &out->config_json));
   torch::manual_seed(req.seed);
   at::set_num_threads(1);
+  single_threaded_blas();
   Rng rng(req.seed);
   const CandidateFeatures F(env);
   Learner L(F.size(), cfg);
   Replay replay(cfg.buffer);
   SolutionLog log(req.record_solutions);
   std::vector<double> cost(env.problem().n);
+  std::vector<uint8_t> explored(env.problem().n);
   const int64_t steps_before = env.total_steps();
   int64_t env_steps = 0;
   auto train = [&] {
@@ -249,18 +278,18 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   // The answer is a greedy rollout (epsilon 0) of the network: evaluated before training and
   // every eval_every episodes; the best evaluated policy's rollout is kept (policy selection,
   // never an exploratory episode).
-  double greedy_ms = rollout(env, *L.q, F, 0.0, rng, &cost, nullptr);
+  double greedy_ms = rollout(env, *L.q, F, 0.0, rng, &cost, &explored, nullptr);
   std::vector<int> greedy = env.assignment();
   log.add(greedy, greedy_ms);
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const double eps = epsilon_at(cfg, ep);
     L.set_lr(lr_at(cfg, ep));
-    const double latency = rollout(env, *L.q, F, eps, rng, &cost, train);
-    replay.add(env.assignment(), cost);
+    const double latency = rollout(env, *L.q, F, eps, rng, &cost, &explored, train);
+    replay.add(env.assignment(), cost, explored);
     log.add(env.assignment(), latency);
     CurvePoint pt{ep, -latency, log.best_latency(), eps, 0};
     if ((ep + 1) % cfg.eval_every == 0 || ep + 1 == cfg.episodes) {
-      const double g = rollout(env, *L.q, F, 0.0, rng, &cost, nullptr);
+      const double g = rollout(env, *L.q, F, 0.0, rng, &cost, &explored, nullptr);
       log.add(env.assignment(), g);
       if (g < greedy_ms) greedy_ms = g, greedy = env.assignment();
       pt.greedy_ms = greedy_ms;
