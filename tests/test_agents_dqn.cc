@@ -34,7 +34,13 @@ TEST_CASE("dqn: masks, determinism, and a small instance") {
   for (size_t i = 0; i < a.curve.size(); ++i) CHECK(a.curve[i].return_ms == b.curve[i].return_ms);
   for (const auto& s : a.solutions)
     for (int i = 0; i < p.n; ++i) CHECK(lut.layers[i].impls[s.assignment[i]].ok());
-
+  // The n-step cut at random picks is on by default, echoed, and only 0 or 1.
+  CHECK(a.config_json.find("\"cut_at_random\":1") != std::string::npos);
+  DeploymentEnv env(p);
+  AgentRequest bad;
+  bad.config_json = R"({"cut_at_random": 2})";
+  SearchResult r;
+  CHECK_FALSE(run_agent("dqn", env, bad, &r).is_ok());
 }
 
 TEST_CASE("dqn: its greedy rollout learns the two-step traps that random search and the untrained network miss") {
