@@ -1,19 +1,23 @@
-// DQN that scores candidates (CleanRL dqn.py shape, one visible loop): an MLP maps the
-// features of one (layer, impl) candidate given the choices so far (agents/dqn_features.h) to
-// its excess cost: how much the cost to go after choosing it exceeds its admissible bound
-// (step cost + the bound of the layers after). Acting picks the allowed candidate of least
-// step + bound + excess; invalid impls are never scored (masked) in acting and in the target.
-// Targets are undiscounted n-step returns (the episode return is minus the latency),
-// bootstrapped with double DQN (online argmin, target-network value); replay stores whole
-// episodes (assignments), so any state's candidates can be featurised again. The result is a
-// greedy rollout (epsilon 0): of the evaluated networks (before training and every
-// eval_every episodes) the one whose rollout is fastest, never an exploratory episode.
-// The only agents file that includes LibTorch.
+// DQN that scores candidates, in the shape of CleanRL's dqn.py: config, network, epsilon
+// schedule, replay, TD update, then one visible loop (run_dqn).
+// An MLP maps the features of one (layer, impl) candidate given the choices so far
+// (agents/dqn_features.h) to its excess cost: how much the cost to go after choosing it
+// exceeds its admissible bound (step cost + the bound of the layers after). Acting picks the
+// allowed candidate of least step + bound + excess; invalid impls are never scored (masked) in
+// acting and in the target. Targets are undiscounted n-step returns (the episode return is
+// minus the latency), cut at the first random pick, bootstrapped with double DQN (online
+// argmin, target-network value); replay stores whole episodes (assignments), so any state's
+// candidates can be featurised again. The result is a greedy rollout (epsilon 0): of the
+// evaluated networks (before training and every eval_every episodes) the one whose rollout is
+// fastest, never an exploratory episode. The only agents file that includes LibTorch.
 #include "agents/dqn.h"
 
 #include <torch/torch.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <functional>
 
 #include "agents/agent.h"
 #include "agents/config.h"
@@ -36,6 +40,12 @@ constexpr int kDefaultTargetEvery = 100;     // gradient steps per target-networ
 constexpr double kDefaultEpsStart = 0.05;  // the bound-plus-lookahead prior already starts near DS+
 constexpr double kDefaultExplorationFraction = 0.6;  // share of episodes over which epsilon decays to 0
 constexpr int kDefaultEvalEvery = 10;        // episodes per greedy evaluation rollout (learning curve)
+// n-step returns stop at the first random pick after the sampled step and bootstrap from the
+// state it was made in (Watkins): a random pick's cost (often an impl hundreds of times the
+// mean layer cost) is not what the greedy policy would pay. Without the cut, 16 % of the
+// targets of a MobileNetV3-Small run carried one, with 38x the error of the others, and the
+// greedy rollout stalled at +2.9 % (README "Search").
+constexpr int kDefaultCutAtRandom = 1;
 
 struct DqnConfig {
   int episodes = kDefaultEpisodes;                 // training episodes
@@ -51,6 +61,7 @@ struct DqnConfig {
   double eps_start = kDefaultEpsStart;             // epsilon of the first episode
   double exploration_fraction = kDefaultExplorationFraction;  // epsilon reaches 0 after this share of episodes
   int eval_every = kDefaultEvalEvery;              // episodes per greedy rollout on the learning curve
+  int cut_at_random = kDefaultCutAtRandom;         // 1: n-step returns stop at a random pick (0: ablation)
 };
 
 Status parse(const AgentRequest& req, DqnConfig* c, std::string* resolved) {
@@ -69,12 +80,32 @@ Status parse(const AgentRequest& req, DqnConfig* c, std::string* resolved) {
   r.number("eps_start", &c->eps_start, 0, 1);
   r.number("exploration_fraction", &c->exploration_fraction, 0, 1);
   r.integer("eval_every", &c->eval_every, 1, 1 << 30);
+  r.integer("cut_at_random", &c->cut_at_random, 0, 1);
   LW_RETURN_IF_ERROR(r.finish());
   if (!(c->eps_start >= 0 && c->eps_start <= 1) || !(c->exploration_fraction > 0 && c->exploration_fraction <= 1))
     return invalid_argument("dqn config: eps_start must be within [0, 1] and exploration_fraction within (0, 1]");
   *resolved = r.resolved().dump();
   return Status::ok();
 }
+
+// LibTorch's float matmuls go to the system BLAS; Debian's OpenBLAS (pthread build) starts a
+// thread per core that spins in sched_yield between the DQN's many small calls, and
+// at::set_num_threads does not reach it. Measured: ResNet-18 DQN 14.9 s of process CPU (7.4
+// user + 8.2 system) for 4.0 s with one BLAS thread, same result. Looked up at run time so
+// that another BLAS (no such symbol) is left alone.
+void single_threaded_blas() {
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+}
+
+// Epsilon of training episode `ep`: linear from eps_start to 0 over exploration_fraction of
+// the episodes, then 0 (CleanRL's linear_schedule).
+double epsilon_at(const DqnConfig& c, int ep) {
+  return std::max(0.0, c.eps_start * (1.0 - double(ep) / (c.exploration_fraction * c.episodes)));
+}
+
+// Learning rate of training episode `ep`: linear from lr to lr_end over the run.
+double lr_at(const DqnConfig& c, int ep) { return c.lr + (c.lr_end - c.lr) * double(ep) / std::max(1, c.episodes - 1); }
 
 struct ExcessNet : torch::nn::Module {
   torch::nn::Sequential net;
@@ -123,134 +154,142 @@ std::vector<float> values(ExcessNet& net, const Candidates& c, int width) {
   return std::vector<float>(v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
 }
 
+// Index (into c) of the candidate of least base + value.
+int argmin(const Candidates& c, const std::vector<float>& v, int begin, int end) {
+  int best = begin;
+  for (int i = begin + 1; i < end; ++i)
+    if (c.base[i] + v[i] < c.base[best] + v[best]) best = i;
+  return best;
+}
+
+// Whole episodes, so that any stored state's candidates can be featurised again.
 struct Replay {
   std::vector<std::vector<int>> assign;   // per stored episode
   std::vector<std::vector<double>> cost;  // per stored episode, per step (ms)
-  int stored = 0;
+  std::vector<std::vector<uint8_t>> explored;  // per stored episode, per step: a random pick
+  int stored = 0;                         // episodes ever added (the oldest are overwritten)
+  explicit Replay(int capacity) : assign(capacity), cost(capacity), explored(capacity) {}
+  int size() const { return std::min(stored, int(assign.size())); }
+  void add(const std::vector<int>& a, const std::vector<double>& c, const std::vector<uint8_t>& x) {
+    const int slot = stored++ % int(assign.size());
+    assign[slot] = a, cost[slot] = c, explored[slot] = x;
+  }
 };
 
-class DqnAgent {
- public:
-  DqnAgent(DeploymentEnv& env, const DqnConfig& cfg, uint64_t seed)
-      : env_(env), p_(env.problem()), cfg_(cfg), F_(env), rng_(seed), q_(std::make_shared<ExcessNet>(F_.size(), cfg.hidden)),
-        target_(std::make_shared<ExcessNet>(F_.size(), cfg.hidden)), opt_(q_->parameters(), torch::optim::AdamOptions(cfg.lr)) {
+// The online network, its target copy and the optimiser.
+struct Learner {
+  std::shared_ptr<ExcessNet> q, target;
+  torch::optim::Adam opt;
+  int64_t steps = 0;  // gradient steps
+  Learner(int width, const DqnConfig& cfg)
+      : q(std::make_shared<ExcessNet>(width, cfg.hidden)), target(std::make_shared<ExcessNet>(width, cfg.hidden)),
+        opt(q->parameters(), torch::optim::AdamOptions(cfg.lr)) {
     sync();
-    replay_.assign.resize(cfg.buffer);
-    replay_.cost.resize(cfg.buffer);
   }
-
-  // One episode at exploration rate eps; returns its latency. Stores it when `store`.
-  double episode(double eps, bool store) {
-    env_.reset();
-    std::vector<double> cost(p_.n);
-    while (!env_.done()) {
-      const int t = env_.layer();
-      cand_.clear();
-      cand_.add(F_, env_.assignment(), t);
-      int pick = 0;
-      if (eps > 0 && rng_.uniform() < eps) {
-        pick = rng_.below(int(cand_.action.size()));
-      } else {
-        const auto v = values(*q_, cand_, F_.size());
-        for (size_t i = 1; i < v.size(); ++i)
-          if (cand_.base[i] + v[i] < cand_.base[pick] + v[pick]) pick = int(i);
-      }
-      const StepResult r = env_.step(cand_.action[pick]);
-      cost[t] = -r.reward;
-      if (store && ++env_steps_ % cfg_.train_every == 0 && replay_.stored >= cfg_.learning_starts) train();
-    }
-    if (store) {
-      const int slot = replay_.stored++ % cfg_.buffer;
-      replay_.assign[slot] = env_.assignment();
-      replay_.cost[slot] = cost;
-    }
-    return env_.latency_ms();
-  }
-  int64_t gradient_steps() const { return grad_steps_; }
-  void set_lr(double lr) {
-    for (auto& g : opt_.param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
-  }
-
- private:
   void sync() {
     torch::NoGradGuard g;
-    auto src = q_->parameters(), dst = target_->parameters();
+    auto src = q->parameters(), dst = target->parameters();
     for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
   }
-
-  // One gradient step on a minibatch of stored transitions (episode, layer).
-  void train() {
-    const int size = std::min(replay_.stored, cfg_.buffer), w = F_.size();
-    Candidates taken, boot;
-    std::vector<float> y(cfg_.batch);
-    std::vector<int> boot_begin(cfg_.batch + 1, 0);
-    std::vector<double> ret(cfg_.batch);
-    for (int i = 0; i < cfg_.batch; ++i) {
-      const int s = rng_.below(size), t = rng_.below(p_.n), end = std::min(p_.n, t + cfg_.n_step);
-      const auto& A = replay_.assign[s];
-      const double c = F_.step_cost(A, t, A[t]);
-      taken.x.resize(size_t(i + 1) * w);
-      F_.write(A, t, A[t], c, taken.x.data() + size_t(i) * w);
-      taken.action.push_back(A[t]);
-      double g = 0;
-      for (int k = t; k < end; ++k) g += replay_.cost[s][k];
-      ret[i] = (g - c - F_.to_go(t + 1)) / F_.scale_ms();  // target excess before the bootstrap
-      if (end < p_.n) boot.add(F_, A, end);
-      boot_begin[i + 1] = int(boot.action.size());
-    }
-    if (!boot.action.empty()) {  // double DQN: online net picks, target net values
-      const auto on = values(*q_, boot, w), tg = values(*target_, boot, w);
-      for (int i = 0; i < cfg_.batch; ++i) {
-        int best = -1;
-        for (int j = boot_begin[i]; j < boot_begin[i + 1]; ++j)
-          if (best < 0 || boot.base[j] + on[j] < boot.base[best] + on[best]) best = j;
-        if (best >= 0) ret[i] += boot.base[best] + tg[best];
-      }
-    }
-    for (int i = 0; i < cfg_.batch; ++i) y[i] = float(ret[i]);
-    auto pred = q_->forward(taken.tensor(w));
-    auto loss = torch::smooth_l1_loss(pred, torch::from_blob(y.data(), {cfg_.batch}).clone());
-    opt_.zero_grad();
-    loss.backward();
-    opt_.step();
-    if (++grad_steps_ % cfg_.target_every == 0) sync();
+  void set_lr(double lr) {
+    for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
   }
-
-  DeploymentEnv& env_;
-  const Problem& p_;
-  const DqnConfig& cfg_;
-  CandidateFeatures F_;
-  Rng rng_;
-  std::shared_ptr<ExcessNet> q_, target_;
-  torch::optim::Adam opt_;
-  Replay replay_;
-  Candidates cand_;
-  int64_t env_steps_ = 0, grad_steps_ = 0;
 };
+
+// One TD update on a minibatch of stored transitions (episode, layer): the target excess is
+// the undiscounted cost of up to n steps (fewer when a random pick comes first) minus the
+// candidate's base, plus the bootstrap state's best base + excess (double DQN: online net
+// picks, target net values); Huber loss, one Adam step.
+void td_update(Learner& L, const Replay& R, const CandidateFeatures& F, const DqnConfig& cfg, Rng& rng) {
+  const int n = F.problem().n, w = F.size();
+  Candidates taken, boot;
+  std::vector<int> boot_begin(cfg.batch + 1, 0);
+  std::vector<double> ret(cfg.batch);
+  for (int i = 0; i < cfg.batch; ++i) {
+    const int s = rng.below(R.size()), t = rng.below(n);
+    int end = std::min(n, t + cfg.n_step);
+    for (int k = t + 1; cfg.cut_at_random && k < end; ++k)
+      if (R.explored[s][k]) end = k;  // bootstrap from the state the random pick was made in
+    const auto& A = R.assign[s];
+    const double c = F.step_cost(A, t, A[t]);
+    taken.x.resize(size_t(i + 1) * w);
+    F.write(A, t, A[t], c, taken.x.data() + size_t(i) * w);
+    taken.action.push_back(A[t]);
+    double g = 0;
+    for (int k = t; k < end; ++k) g += R.cost[s][k];
+    ret[i] = (g - c - F.to_go(t + 1)) / F.scale_ms();  // target excess before the bootstrap
+    if (end < n) boot.add(F, A, end);
+    boot_begin[i + 1] = int(boot.action.size());
+  }
+  if (!boot.action.empty()) {
+    const auto on = values(*L.q, boot, w), tg = values(*L.target, boot, w);
+    for (int i = 0; i < cfg.batch; ++i)
+      if (boot_begin[i] < boot_begin[i + 1]) {
+        const int best = argmin(boot, on, boot_begin[i], boot_begin[i + 1]);
+        ret[i] += boot.base[best] + tg[best];
+      }
+  }
+  std::vector<float> y(ret.begin(), ret.end());
+  auto loss = torch::smooth_l1_loss(L.q->forward(taken.tensor(w)), torch::from_blob(y.data(), {cfg.batch}).clone());
+  L.opt.zero_grad();
+  loss.backward();
+  L.opt.step();
+  if (++L.steps % cfg.target_every == 0) L.sync();
+}
+
+// One episode, epsilon-greedy on base + predicted excess; fills cost (ms per layer) and calls
+// after_step (when given) after every env step. Returns the latency.
+double rollout(DeploymentEnv& env, ExcessNet& q, const CandidateFeatures& F, double eps, Rng& rng,
+               std::vector<double>* cost, std::vector<uint8_t>* explored, const std::function<void()>& after_step) {
+  Candidates cand;
+  env.reset();
+  while (!env.done()) {
+    const int t = env.layer();
+    cand.clear();
+    cand.add(F, env.assignment(), t);
+    const int n = int(cand.action.size());
+    const bool random = eps > 0 && rng.uniform() < eps;
+    const int pick = random ? rng.below(n) : argmin(cand, values(q, cand, F.size()), 0, n);
+    (*cost)[t] = -env.step(cand.action[pick]).reward;
+    (*explored)[t] = random;
+    if (after_step) after_step();
+  }
+  return env.latency_ms();
+}
 
 Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   DqnConfig cfg;
   LW_RETURN_IF_ERROR(parse(req, &cfg, &out->config_json));
   torch::manual_seed(req.seed);
   at::set_num_threads(1);
-  const Problem& p = env.problem();
-  DqnAgent agent(env, cfg, req.seed);
+  single_threaded_blas();
+  Rng rng(req.seed);
+  const CandidateFeatures F(env);
+  Learner L(F.size(), cfg);
+  Replay replay(cfg.buffer);
   SolutionLog log(req.record_solutions);
+  std::vector<double> cost(env.problem().n);
+  std::vector<uint8_t> explored(env.problem().n);
   const int64_t steps_before = env.total_steps();
+  int64_t env_steps = 0;
+  auto train = [&] {
+    if (++env_steps % cfg.train_every == 0 && replay.stored >= cfg.learning_starts) td_update(L, replay, F, cfg, rng);
+  };
   // The answer is a greedy rollout (epsilon 0) of the network: evaluated before training and
   // every eval_every episodes; the best evaluated policy's rollout is kept (policy selection,
   // never an exploratory episode).
-  double greedy_ms = agent.episode(0.0, false);
+  double greedy_ms = rollout(env, *L.q, F, 0.0, rng, &cost, &explored, nullptr);
   std::vector<int> greedy = env.assignment();
   log.add(greedy, greedy_ms);
   for (int ep = 0; ep < cfg.episodes; ++ep) {
-    const double eps = std::max(0.0, cfg.eps_start * (1.0 - double(ep) / (cfg.exploration_fraction * cfg.episodes)));
-    agent.set_lr(cfg.lr + (cfg.lr_end - cfg.lr) * double(ep) / std::max(1, cfg.episodes - 1));
-    const double latency = agent.episode(eps, true);
+    const double eps = epsilon_at(cfg, ep);
+    L.set_lr(lr_at(cfg, ep));
+    const double latency = rollout(env, *L.q, F, eps, rng, &cost, &explored, train);
+    replay.add(env.assignment(), cost, explored);
     log.add(env.assignment(), latency);
     CurvePoint pt{ep, -latency, log.best_latency(), eps, 0};
     if ((ep + 1) % cfg.eval_every == 0 || ep + 1 == cfg.episodes) {
-      const double g = agent.episode(0.0, false);
+      const double g = rollout(env, *L.q, F, 0.0, rng, &cost, &explored, nullptr);
       log.add(env.assignment(), g);
       if (g < greedy_ms) greedy_ms = g, greedy = env.assignment();
       pt.greedy_ms = greedy_ms;
@@ -262,14 +301,14 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   out->episodes = cfg.episodes;
   out->states_considered = env.total_steps() - steps_before;
   const double best_seen = log.best_latency();
-  log.finish(p, out);
+  log.finish(env.problem(), out);
   out->best = greedy;
   out->best_latency_ms = greedy_ms;
   out->greedy_answer = true;
-  out->best_memory_bytes = predict_memory_bytes(p, greedy);
+  out->best_memory_bytes = predict_memory_bytes(env.problem(), greedy);
   char note[160];
   std::snprintf(note, sizeof note, "best greedy rollout of the evaluated networks; %lld gradient steps; best episode seen %.4f ms",
-                (long long)agent.gradient_steps(), best_seen);
+                (long long)L.steps, best_seen);
   out->note = note;
   return Status::ok();
 }

@@ -34,7 +34,13 @@ TEST_CASE("dqn: masks, determinism, and a small instance") {
   for (size_t i = 0; i < a.curve.size(); ++i) CHECK(a.curve[i].return_ms == b.curve[i].return_ms);
   for (const auto& s : a.solutions)
     for (int i = 0; i < p.n; ++i) CHECK(lut.layers[i].impls[s.assignment[i]].ok());
-
+  // The n-step cut at random picks is on by default, echoed, and only 0 or 1.
+  CHECK(a.config_json.find("\"cut_at_random\":1") != std::string::npos);
+  DeploymentEnv env(p);
+  AgentRequest bad;
+  bad.config_json = R"({"cut_at_random": 2})";
+  SearchResult r;
+  CHECK_FALSE(run_agent("dqn", env, bad, &r).is_ok());
 }
 
 TEST_CASE("dqn: its greedy rollout learns the two-step traps that random search and the untrained network miss") {
@@ -63,4 +69,34 @@ TEST_CASE("dqn: its greedy rollout learns the two-step traps that random search 
   CHECK(predict_latency_ms(p, r.best) == doctest::Approx(opt));
   // Random search with as many episodes (the DQN also ran 31 greedy evaluations) misses it.
   CHECK(go("random", 150 + 31, "{}").best_latency_ms > opt + 1);
+}
+
+TEST_CASE("dqn: on random DAGs the greedy answer is a feasible deployment the LUT prices the same") {
+  // Branches, skipped producers and missing conversions. With a high epsilon, many n-step
+  // returns are cut at random picks. The answer must be feasible, and its latency must match
+  // the LUT contract computed independently (tests/lut_fixtures.h). It can never beat brute force.
+  register_dqn_agent();
+  int checked = 0, optimal = 0;
+  for (uint64_t seed = 0; checked < 20 && seed < 200; ++seed) {
+    Lut lut = testing::random_dag_lut(seed + 9000, 8, 4, 3);
+    Problem p;
+    if (!compile_problem(lut, &p).is_ok()) continue;
+    const double want = testing::brute_force(lut);
+    DeploymentEnv env(p);
+    AgentRequest req;
+    req.seed = seed;
+    req.episodes = 30;
+    req.config_json = R"({"eps_start": 0.5, "learning_starts": 2, "batch": 16, "eval_every": 5})";
+    SearchResult r;
+    REQUIRE(run_agent("dqn", env, req, &r).is_ok());
+    CAPTURE(seed);
+    REQUIRE(r.best.size() == size_t(p.n));
+    CHECK(r.best_latency_ms < kInf);
+    CHECK(testing::lut_latency(lut, r.best) == doctest::Approx(r.best_latency_ms));
+    CHECK(r.best_latency_ms >= want * (1 - 1e-12));
+    optimal += r.best_latency_ms <= want * (1 + 1e-9);
+    ++checked;
+  }
+  CHECK(checked == 20);
+  MESSAGE("checked " << checked << ", greedy answer optimal on " << optimal);
 }
