@@ -63,33 +63,72 @@ Keep all_int8(int max_threads) {
   };
 }
 
-Status keep_for(const Lut& lut, const std::string& label, int t, Keep* keep) {
-  if (label == "ref-fp32") *keep = ref_fp32(lut);
-  else if (label == "native") *keep = single_library("native", "", t);
-  else if (label == "xnnpack") *keep = single_library("xnnpack", "", t);
-  else if (label == "torch-nchw") *keep = torch_layout(Layout::kNCHW, lut, t);
-  else if (label == "torch-nhwc") *keep = torch_layout(Layout::kNHWC, lut, t);
-  else if (label == "opt-fp32") *keep = [t](const LutLayer&, const Impl& m) { return m.dtype == DType::kF32 && m.threads <= t; };
-  else if (label == "all-int8") *keep = all_int8(t);
-  else if (label == "opt-int8")
-    *keep = [t](const LutLayer&, const Impl& m) { return m.dtype != DType::kBF16 && m.threads <= t; };
-  else if (label == "opt-mixed") *keep = [t](const LutLayer&, const Impl& m) { return m.threads <= t; };
-  else return invalid_argument("unknown baseline '" + label + "'");
-  return Status::ok();
+Keep keep_for(const Lut& lut, Baseline b, int t) {
+  switch (b) {
+    case Baseline::kRefFp32: return ref_fp32(lut);
+    case Baseline::kNative: return single_library("native", "", t);
+    case Baseline::kXnnpack: return single_library("xnnpack", "", t);
+    case Baseline::kTorchNchw: return torch_layout(Layout::kNCHW, lut, t);
+    case Baseline::kTorchNhwc: return torch_layout(Layout::kNHWC, lut, t);
+    case Baseline::kOptFp32: return [t](const LutLayer&, const Impl& m) { return m.dtype == DType::kF32 && m.threads <= t; };
+    case Baseline::kOptInt8:
+      return [t](const LutLayer&, const Impl& m) { return m.dtype != DType::kBF16 && m.threads <= t; };
+    case Baseline::kOptMixed: return [t](const LutLayer&, const Impl& m) { return m.threads <= t; };
+    case Baseline::kAllInt8: return all_int8(t);
+  }
+  return {};
 }
+
+struct BaselineInfo {
+  Baseline id;
+  const char* label;
+  const char* library;  // the LUT must have it ("" = none needed)
+  bool reference;
+};
+
+constexpr BaselineInfo kBaselines[] = {
+#define X(e, label, library, reference) {Baseline::e, label, library, reference},
+#include "explorer/measure/baselines.inc"
+#undef X
+};
+
+const BaselineInfo& info(Baseline b) { return kBaselines[int(b)]; }
 
 }  // namespace
 
+const char* to_string(Baseline b) { return info(b).label; }
+bool is_reference(Baseline b) { return info(b).reference; }
+
+std::optional<Baseline> parse_baseline(const std::string& label) {
+  for (const BaselineInfo& i : kBaselines)
+    if (label == i.label) return i.id;
+  return std::nullopt;
+}
+
 const std::vector<std::string>& baseline_labels() {
-  static const std::vector<std::string> k = {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc",
-                                             "opt-fp32", "opt-int8", "opt-mixed", "all-int8"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> v;
+    for (const BaselineInfo& i : kBaselines) v.push_back(i.label);
+    return v;
+  }();
+  return k;
+}
+
+const std::vector<std::string>& reference_labels() {
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> v;
+    for (const BaselineInfo& i : kBaselines)
+      if (i.reference) v.push_back(i.label);
+    return v;
+  }();
   return k;
 }
 
 Status baseline_deployment(const Lut& lut, const std::string& label, int max_threads, NamedDeployment* out) {
-  Keep keep;
-  LW_RETURN_IF_ERROR(keep_for(lut, label, max_threads, &keep));
-  const std::string lib = label == "xnnpack" ? "xnnpack" : label.rfind("torch", 0) == 0 ? "torch" : label == "ref-fp32" ? "openblas" : "";
+  std::optional<Baseline> b = parse_baseline(label);
+  if (!b) return invalid_argument("unknown baseline '" + label + "'");
+  Keep keep = keep_for(lut, *b, max_threads);
+  const std::string lib = info(*b).library;
   bool present = lib.empty();
   for (const LutLayer& l : lut.layers) present = present || has_library(l, lib, max_threads);
   if (!present) return unsupported(label + ": the LUT has no usable " + lib + " implementation");

@@ -14,6 +14,7 @@
 ///               (the exact optimum under that rule): QS-DNN's all-INT8 point of Figs. 10-11.
 /// Thread sets are capped by `max_threads` (1: single-thread study, 2: both sets allowed).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,25 @@ struct NamedDeployment {
   int64_t predicted_memory_bytes = 0;
 };
 
+enum class Baseline {
+#define X(e, label, library, reference) e,
+#include "explorer/measure/baselines.inc"
+#undef X
+};
+
+const char* to_string(Baseline b);
+std::optional<Baseline> parse_baseline(const std::string& label);
+/// The deployments the filter always measures beside the search's candidates (Ref-FP32,
+/// Opt-FP32, all-INT8), in report order.
+bool is_reference(Baseline b);
+
 /// Labels in report order.
 const std::vector<std::string>& baseline_labels();
+/// The labels of the references (is_reference), in report order.
+const std::vector<std::string>& reference_labels();
 
 /// The baseline `label` on this LUT, or unsupported when the LUT cannot express it (e.g. no
-/// xnnpack implementation was profiled).
+/// xnnpack implementation was profiled); invalid for an unknown label.
 Status baseline_deployment(const Lut& lut, const std::string& label, int max_threads, NamedDeployment* out);
 
 /// The LUT with only the implementations `keep` accepts (the input's always kept);

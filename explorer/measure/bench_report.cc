@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 
 namespace lw {
@@ -57,10 +58,10 @@ const BenchRow* find_label(const Block& b, const std::string& label) {
 std::string speedup(double v) { return v > 0 ? fmt("%.2fx", v) : "-"; }
 
 std::string summary_line(const Block& b) {
-  const BenchRow* ref = find_label(b, "ref-fp32");
+  const BenchRow* ref = find_label(b, to_string(Baseline::kRefFp32));
   const BenchRow* best = b.empty() || b[0]->best_single.empty() ? nullptr : find_label(b, b[0]->best_single);
-  const BenchRow* o32 = find_label(b, "opt-fp32");
-  const BenchRow* o8 = find_label(b, "opt-int8");
+  const BenchRow* o32 = find_label(b, to_string(Baseline::kOptFp32));
+  const BenchRow* o8 = find_label(b, to_string(Baseline::kOptInt8));
   auto ms = [](const BenchRow* r) { return r ? fmt("%.2f", r->measured_ms) : std::string("-"); };
   std::string s = "| " + b[0]->model + " | " + std::to_string(b[0]->threads) + " | " + ms(ref) + " | " +
                   (best ? best->label + " " + ms(best) : "-") + " | " + ms(o32) + " | " + ms(o8) + " | ";
@@ -105,7 +106,7 @@ void fill_speedups(std::vector<BenchRow>* rows) {
   for (const BenchRow& r : *rows) {
     if (r.status != "ok" || r.measured_ms <= 0) continue;
     auto key = std::make_pair(r.model, r.threads);
-    if (r.label == "ref-fp32") ref[key] = &r;
+    if (r.label == to_string(Baseline::kRefFp32)) ref[key] = &r;
     if (is_single_library(r.label) && (!best.count(key) || r.measured_ms < best[key]->measured_ms)) best[key] = &r;
   }
   std::map<std::pair<std::string, int>, std::pair<double, std::string>> ref_ms, best_ms;

@@ -25,8 +25,6 @@ constexpr int kDefaultFidelityInputs = 16;    // random-weight models: inputs co
 constexpr int kDefaultTimingRuns = 10;          // timed end-to-end runs per filtered deployment
 /// Overrides the Fashion-MNIST directory (the CLI's --data-dir wins over it).
 constexpr char kDataDirEnv[] = "LAYERWISE_FASHION_MNIST_DIR";
-/// The reference deployments the filter always measures, in report order.
-constexpr const char* kReferenceLabels[] = {"ref-fp32", "opt-fp32", "all-int8"};
 
 /// The Fashion-MNIST directory: `flag` when given, else $LAYERWISE_FASHION_MNIST_DIR, else
 /// the Debian package's.

@@ -19,7 +19,7 @@ namespace {
 using nlohmann::json;
 
 Status prepare_references(Evaluator& ev, std::vector<PreparedDeployment>* out) {
-  for (const char* label : kReferenceLabels) {
+  for (const std::string& label : reference_labels()) {
     NamedDeployment d;
     Status s = baseline_deployment(ev.lut(), label, ev.options().max_threads, &d);
     if (s.code() == StatusCode::kUnsupported) continue;  // e.g. a LUT without int8 or openblas
@@ -103,9 +103,9 @@ namespace {
 // The accuracy-drop base: the f32 reference deployment (Ref-FP32; Opt-FP32 when the LUT has
 // no OpenBLAS convolution).
 const Measurement* accuracy_base(const std::vector<PreparedDeployment>& refs) {
-  for (const char* label : {"ref-fp32", "opt-fp32"})
+  for (Baseline b : {Baseline::kRefFp32, Baseline::kOptFp32})
     for (const PreparedDeployment& d : refs)
-      if (d.m.label == label) return &d.m;
+      if (d.m.label == to_string(b)) return &d.m;
   return nullptr;
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "explorer/measure/baselines.h"
 #include "explorer/pipeline/filter.h"
 #include "libs/core/files.h"
 #include "libs/ir/network_json.h"
@@ -17,7 +18,12 @@ namespace {
 double second(const ParetoPoint& c, SecondAxis axis) {
   return axis == SecondAxis::kAccuracy ? -c.accuracy : c.memory_bytes;
 }
-const char* const kMarked[] = {"ref-fp32", "opt-fp32", "all-int8", "chosen"};
+// Marked on the plots: the references (explorer/measure/baselines.h) and the chosen deployment.
+std::vector<std::string> marked_labels() {
+  std::vector<std::string> v = reference_labels();
+  v.push_back("chosen");
+  return v;
+}
 }  // namespace
 
 bool dominates(const ParetoPoint& a, const ParetoPoint& b, SecondAxis axis) {
@@ -74,10 +80,11 @@ std::string gnuplot_script(const std::vector<ParetoPoint>& c, const std::string&
   int col = acc ? 3 : 4;
   g << "plot '" << csv << "' every ::1 using 2:" << col << " with points pt 7 ps 0.6 lc rgb '#999999' title 'candidates', \\\n"
     << "  $front using 1:2 with linespoints pt 7 lc rgb '#1f77b4' title 'Pareto front'";
-  const char* colours[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
-  for (int k = 0; k < 4; ++k)
-    g << ", \\\n  '" << csv << "' every ::1 using 2:(strcol(1) eq '" << kMarked[k] << "' ? $" << col
-      << " : 1/0) with points pt 9 ps 2 lc rgb '" << colours[k] << "' title '" << kMarked[k] << "'";
+  const char* colours[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"};
+  const std::vector<std::string> marked = marked_labels();
+  for (size_t k = 0; k < marked.size(); ++k)
+    g << ", \\\n  '" << csv << "' every ::1 using 2:(strcol(1) eq '" << marked[k] << "' ? $" << col
+      << " : 1/0) with points pt 9 ps 2 lc rgb '" << colours[k % 6] << "' title '" << marked[k] << "'";
   g << "\n";
   return g.str();
 }

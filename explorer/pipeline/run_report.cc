@@ -1,5 +1,7 @@
 #include "explorer/pipeline/run_report.h"
 
+#include "explorer/measure/baselines.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -25,7 +27,7 @@ std::string accuracy_cell(const MeasuredPoint& p) {
 }
 
 void deployments_table(const RunSummary& s, std::ostringstream& o) {
-  const MeasuredPoint* ref = point(s, "ref-fp32");
+  const MeasuredPoint* ref = point(s, to_string(Baseline::kRefFp32));
   o << "| deployment | predicted ms | measured ms | speed-up vs ref-fp32 | accuracy | peak memory MiB |\n"
     << "|---|---|---|---|---|---|\n";
   for (const auto& p : s.points) {
