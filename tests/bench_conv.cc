@@ -112,7 +112,7 @@ double median_ms(const ConvCase& c, const ImplDesc& d, int reps) {
   return ms[ms.size() / 2];
 }
 
-// The oneDNN-vs-GEMM table (issue 12: >= 80 % of the best f32 GEMM). Candidates of each
+// The oneDNN-vs-GEMM table (a convolution should reach >= 80 % of the best f32 GEMM on the same machine). Candidates of each
 // side are timed interleaved, round by round, so a busy neighbour hurts both alike.
 int onednn_vs_gemm() {
   const Registry& r = default_registry();

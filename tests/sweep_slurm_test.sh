@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17 against a real Slurm: a private one-node cluster (scripts/slurm-local-start) runs the
+# layerwise sweep against a real Slurm: a private one-node cluster (scripts/slurm-local-start) runs the
 # tests/sweep grid (2 models x 2 agents x 2 seeds, tiny budgets).
 #   compare: the slurm executor's merged CSV has the same search results as the local one's
 #            (same LUTs, same seeds), and each LUT was profiled once;

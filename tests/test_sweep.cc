@@ -1,4 +1,4 @@
-// `layerwise sweep` (issue 17) with the local executor: bad sweep configs are one line naming
+// `layerwise sweep` with the local executor: bad sweep configs are one line naming
 // the file and the JSON path (exit 2); the grid expands into runnable experiment configs; a
 // sweep resumes without redoing finished cells; --collect merges and lists what is missing.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // `layerwise bench`: Ref-FP32, every single library and Layerwise's deployments, measured
-// end to end on this device, interleaved; CSV + Markdown report (issue 8).
+// end to end on this device, interleaved; CSV + Markdown report (Layerwise against the runtimes users would pick instead).
 #include <unistd.h>
 
 #include <csignal>

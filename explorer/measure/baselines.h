@@ -1,6 +1,6 @@
 /// \file
-/// The deployments Layerwise is compared with (QS-DNN §VI-C and issue "beat every
-/// single-library deployment"), all derived from the same LUT:
+/// The deployments Layerwise is compared with (QS-DNN §VI-C, and every single-library
+/// deployment a user could pick instead), all derived from the same LUT:
 ///   ref-fp32    OpenBLAS im2col + GEMM for every conv, NCHW, native NCHW elsewhere, no
 ///               fusion, one thread: the paper's Ref-FP32;
 ///   native, xnnpack, torch-nchw, torch-nhwc

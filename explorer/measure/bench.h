@@ -1,5 +1,5 @@
 /// \file
-/// `layerwise bench` (issue 8): every deployment of explorer/measure/baselines.h — Ref-FP32, each
+/// `layerwise bench`: every deployment of explorer/measure/baselines.h — Ref-FP32, each
 /// single library, Layerwise's f32 and int8 optima — planned from one LUT and measured end
 /// to end on this device, interleaved (round-robin, several rounds, medians) so that load
 /// from other processes hits all of them alike. Each row also splits its time into the

@@ -49,16 +49,21 @@ std::vector<Tensor> fidelity_inputs(const Network& net, int count) {
   return v;
 }
 
-Status calibrate_network(const Network& net, const Registry& registry, const std::vector<Tensor>& samples,
-                         std::vector<QuantParams>* out) {
-  if (samples.empty()) return invalid_argument("calibration needs at least one sample");
+Status plan_f32_reference(const Network& net, const Registry& registry, bool keep_outputs,
+                          std::unique_ptr<Executor>* out) {
   std::vector<ImplDesc> f32;
   LW_RETURN_IF_ERROR(library_assignment(net, registry, Library::kNative, 1, &f32));
   PlanOptions po;
   po.registry = &registry;
-  po.keep_outputs = true;
+  po.keep_outputs = keep_outputs;
+  return Executor::plan(net, f32, po, out);
+}
+
+Status calibrate_network(const Network& net, const Registry& registry, const std::vector<Tensor>& samples,
+                         std::vector<QuantParams>* out) {
+  if (samples.empty()) return invalid_argument("calibration needs at least one sample");
   std::unique_ptr<Executor> ex;
-  LW_RETURN_IF_ERROR(Executor::plan(net, f32, po, &ex));
+  LW_RETURN_IF_ERROR(plan_f32_reference(net, registry, true, &ex));
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> lo(net.layers.size(), inf), hi(net.layers.size(), -inf);
   Tensor y, t;

@@ -29,9 +29,14 @@ Status calibration_samples(const Network& net, int count, std::vector<Tensor>* o
 /// Evaluation inputs for fidelity (random-weight models): seeded, disjoint from calibration.
 std::vector<Tensor> fidelity_inputs(const Network& net, int count);
 
+/// The f32 reference deployment every accuracy figure leans on: native f32 on every layer,
+/// one thread (fast, and checked against the naive reference executor in test_deployment).
+/// `keep_outputs`: every layer's output stays readable after a run (for calibration).
+Status plan_f32_reference(const Network& net, const Registry& registry, bool keep_outputs,
+                          std::unique_ptr<Executor>* out);
+
 /// Per-layer output QuantParams from the min / max of every layer's f32 output over the
-/// samples, computed by an all-native f32 executor (fast, and checked against the
-/// reference executor in tests).
+/// samples, computed by the f32 reference deployment.
 Status calibrate_network(const Network& net, const Registry& registry, const std::vector<Tensor>& samples,
                          std::vector<QuantParams>* out);
 

@@ -47,16 +47,11 @@ const Tensor& Evaluator::sample() const { return s_->sample; }
 
 namespace {
 
-// The f32 reference of fidelity: the all-native f32 executor (checked against the naive
-// reference executor in test_deployment), run once per input.
+// The f32 reference of fidelity (plan_f32_reference), run once per input.
 Status reference_outputs(const Network& net, const Registry& reg, const std::vector<Tensor>& inputs,
                          std::vector<Tensor>* out) {
-  std::vector<ImplDesc> f32;
-  LW_RETURN_IF_ERROR(library_assignment(net, reg, Library::kNative, 1, &f32));
   std::unique_ptr<Executor> ex;
-  PlanOptions po;
-  po.registry = &reg;
-  LW_RETURN_IF_ERROR(Executor::plan(net, f32, po, &ex));
+  LW_RETURN_IF_ERROR(plan_f32_reference(net, reg, false, &ex));
   out->assign(inputs.size(), Tensor());
   for (size_t i = 0; i < inputs.size(); ++i) LW_RETURN_IF_ERROR(ex->run(inputs[i], &(*out)[i]));
   return Status::ok();

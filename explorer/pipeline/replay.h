@@ -1,5 +1,5 @@
 /// \file
-/// The replay stage (issue 6, QS-DNN §VI-C): the chosen deployment run end to end N times on
+/// The replay stage (QS-DNN §VI-C): the chosen deployment run end to end N times on
 /// this device — median latency, peak memory (planned and measured heap), accuracy or
 /// fidelity — against the LUT's predictions, with a per-layer breakdown (each step timed in
 /// its own pass) so that a gap between prediction and measurement can be traced to layers,

@@ -1,5 +1,5 @@
 /// \file
-/// `layerwise sweep` (issue 17): a grid of experiments. A sweep config names a base experiment
+/// `layerwise sweep`: a grid of experiments. A sweep config names a base experiment
 /// config and axes (any config key by JSON pointer) and optionally device kinds (Slurm
 /// partitions); the grid expands into one experiment config per cell, each runnable alone
 /// with `layerwise run`, under <output_dir>/cells/<id>/, plus manifest.json. Every LUT a cell

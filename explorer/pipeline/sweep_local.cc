@@ -112,7 +112,7 @@ Status run_sweep_local(const SweepPlan& p, const SweepRunOptions& o) {
   LW_RETURN_IF_ERROR(run_pool(runs, jobs, dir, "sweep " + p.cfg.name, o.quiet, &cr));
   double sum = 0;
   for (int c : cells) sum += cell_status(dir, p.cells[c]).wall_s;
-  // The figures issue 17 asks for: the sweep's wall time against the sum of its cells' times
+  // What a sweep gains over running its cells one by one: its wall time against the sum of its cells' times
   // (each cell process start to end, and the experiment run inside it).
   std::printf("sweep %s: %zu cells in %.1f s wall, %d at a time (%d failed); sum of the cell processes' times "
               "%.1f s (runs alone %.1f s); %zu LUT profiles in %.1f s wall, sum %.1f s (%d failed)\n",
