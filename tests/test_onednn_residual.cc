@@ -106,7 +106,7 @@ TEST_CASE("onednn conv + residual add (+ relu): every fused conv on awkward shap
         CHECK_FALSE(s.message().empty());
         continue;
       }
-      const double tol = d.dtype_in == DType::kBF16 ? kBf16Tolerance : 1e-4;
+      const double tol = d.dtype_in == DType::kBF16 ? kBf16Tolerance : d.algorithm == Algorithm::kWinograd ? 1e-3 : 1e-4;
       CHECK(r.in_place <= tol);
       CHECK(r.copied <= tol);
       ++ran;

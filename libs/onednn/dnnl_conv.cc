@@ -85,7 +85,9 @@ Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams i
   if (is_conv(l)) {
     m->dst = act_md(out, d.dtype_out, d.layout_out);
     const Window& w = l.window;
-    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, m->src, w_any,
+    const auto algo = d.algorithm == Algorithm::kWinograd ? dnnl::algorithm::convolution_winograd
+                                                          : dnnl::algorithm::convolution_direct;
+    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference, algo, m->src, w_any,
                                        bias, m->dst, {w.stride_h, w.stride_w}, {w.dil_h - 1, w.dil_w - 1},
                                        {w.pad_top, w.pad_left}, {w.pad_bottom, w.pad_right});
     m->pd = dnnl::convolution_forward::primitive_desc(cd, attr, engine());
@@ -196,10 +198,15 @@ constexpr QuantParams kProbeQuant{0.05f, 3};
 
 Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   LW_RETURN_IF_ERROR(check_impl(d, l, in));
-  return guard(StatusCode::kUnsupported, [&] {
+  if (d.algorithm == Algorithm::kWinograd && (l.window.kh != 3 || l.window.kw != 3 || l.window.stride_h != 1 ||
+                                              l.window.stride_w != 1 || l.groups != 1))
+    return unsupported("oneDNN's Winograd is for dense 3x3 stride-1 convolutions");
+  Status s = guard(StatusCode::kUnsupported, [&] {
     Made m;
     return make_pd(d, l, in[0], kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f), &m);
   });
+  if (!s.is_ok() && d.algorithm == Algorithm::kWinograd) return unsupported("no oneDNN Winograd kernel here: " + s.message());
+  return s;
 }
 
 Status supports_fc(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
