@@ -60,12 +60,13 @@ Status measured_graph(const Registry& reg, Lut& lut, const Shape& shape, const P
 }
 
 // Formats a layer's impls produce (output) or accept (input). A fused producer feeds only
-// its activation and a fused consumer reads only its producer, always in the same format,
-// so neither needs a conversion on that side.
+// what it absorbs and a fused consumer reads only its producer, always in the same format,
+// so neither needs a conversion on that side; but an absorbed add reads its residual,
+// converted into its format.
 std::set<int> formats_of(const LutLayer& l, bool output) {
   std::set<int> s;
   for (const Impl& i : l.impls) {
-    if (!i.ok() || (output ? i.fused_activation : i.is_fused_consumer())) continue;
+    if (!i.ok() || (output ? i.fused_activation : i.is_fused_consumer() && l.kind != LayerKind::kAdd)) continue;
     s.insert(output ? i.out_format : i.in_format);
   }
   return s;

@@ -35,10 +35,12 @@ int16_t intern(std::vector<std::string>& vocab, const std::string& s) {
 }
 
 // Conversion cost between two impls on one edge, per the LUT contract (see cost.h).
+// `residual`: the edge brings an add's earlier operand, which a conv absorbing the add reads
+// (converted into its output format) rather than absorbs.
 double pair_cost(const Impl& P, const Impl& C, const std::map<std::tuple<int, int, int, int>, double>& conv, int prod,
-                 int cons) {
-  if (P.fused_activation || C.is_fused_consumer())
-    return (P.fused_activation && C.is_fused_consumer() && P.out_format == C.in_format) ? 0.0 : kInf;
+                 int cons, bool residual) {
+  if (P.fused_activation) return C.is_fused_consumer() && P.out_format == C.in_format ? 0.0 : kInf;
+  if (C.is_fused_consumer() && !residual) return kInf;
   if (P.out_format == C.in_format) return 0.0;
   auto it = conv.find({prod, cons, P.out_format, C.in_format});
   return it == conv.end() ? kInf : it->second;
@@ -88,11 +90,16 @@ void fill_edges(const Lut& lut, Problem* p) {
   for (int i = 0; i < p->n; ++i) p->last_use[i] = i;
   p->in_begin.assign(1, 0);
   for (int c = 0; c < p->n; ++c) {
-    for (int prod : lut.layers[c].inputs) {
+    const std::vector<int>& ins = lut.layers[c].inputs;
+    for (int prod : ins) {
       p->last_use[prod] = std::max(p->last_use[prod], c);
       Problem::Edge e{prod, c, int64_t(p->edge_ms.size())};
+      // A conv absorbs an add only when it is the add's later input (the earlier one exists
+      // when it runs: libs/ops/primitive.h runtime_fusion), so the earlier is the residual.
+      const bool residual = lut.layers[c].kind == LayerKind::kAdd && ins.size() == 2 && ins[0] != ins[1] &&
+                            prod == std::min(ins[0], ins[1]);
       for (const Impl& P : lut.layers[prod].impls)
-        for (const Impl& C : lut.layers[c].impls) p->edge_ms.push_back(pair_cost(P, C, conv, prod, c));
+        for (const Impl& C : lut.layers[c].impls) p->edge_ms.push_back(pair_cost(P, C, conv, prod, c, residual));
       p->edges.push_back(e);
     }
     p->in_begin.push_back(int(p->edges.size()));

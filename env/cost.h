@@ -8,7 +8,9 @@
 /// edge (p -> c) given the two chosen impls + the output edge (last layer -> Lut::output_format).
 /// Edge cost: 0 when P.out_format == C.in_format, else the conversion record's chain_ms,
 /// else +inf. Runtime fusion: a fused producer (fused_activation) may feed only a "fused"
-/// consumer and a "fused" consumer may follow only a fused producer, in the same format.
+/// consumer and a "fused" consumer may follow only a fused producer, in the same format;
+/// except on an absorbed add's residual edge (its earlier input), which costs the
+/// conversion into the add's (= the absorbing conv's output) format like any edge.
 ///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:

@@ -175,12 +175,18 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   };
   std::vector<Tensor> inputs;
   std::vector<const void*> in_ptrs;
+  Tensor out = Tensor::create(prim->output_shape(), prim->output_dtype(), args.desc.layout_out);
+  const int acc = prim->accumulate_input();
   for (size_t k = 0; k < args.in_shapes.size(); ++k) {
+    if (int(k) == acc) {  // in place, as the executor places it (the sums grow; harmless)
+      fill_random(out, 17 + k);
+      in_ptrs.push_back(out.data());
+      continue;
+    }
     inputs.push_back(Tensor::create(args.in_shapes[k], args.desc.dtype_in, args.desc.layout_in));
     fill_random(inputs.back(), 17 + k);
     in_ptrs.push_back(inputs.back().data());
   }
-  Tensor out = Tensor::create(prim->output_shape(), prim->output_dtype(), args.desc.layout_out);
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
   WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
@@ -221,8 +227,8 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
 }
 
 std::string Profiler::cache_key(int i, const ImplDesc& d) const {
-  LayerKind fuse = fusable_activation(net_, i);
-  return layer_signature(net_.layers[i], input_shapes(net_, i), d.fused_activation ? fuse : LayerKind::kInput) + "|" +
+  const RuntimeFusion f = d.fused_activation ? runtime_fusion(net_, i) : RuntimeFusion{};
+  return layer_signature(net_.layers[i], input_shapes(net_, i), f.activation) + (f.add >= 0 ? "|residual|" : "|") +
          d.name();
 }
 
@@ -249,13 +255,14 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
     return impl;
   }
   auto in = input_shapes(net_, i);
-  LayerKind fuse = fusable_activation(net_, i);
+  const RuntimeFusion fuse = d.fused_activation ? runtime_fusion(net_, i) : RuntimeFusion{};
+  if (fuse.add >= 0) in.push_back(layer.out);  // the residual it accumulates into
   const std::string key = cache_key(i, d);
   if (o_.reuse_identical_layers && look == Look::kMayStop && cache_.count(key)) {
     if (from_cache) *from_cache = true;
     return cache_[key];
   }
-  Layer fused_layer = d.fused_activation ? runtime_fusion_layer(layer, fuse) : layer;
+  Layer fused_layer = runtime_fusion_layer(layer, fuse);
   PrimitiveArgs args{d, &fused_layer, in, std::vector<QuantParams>(in.size(), kTimingQuant), kTimingQuant};
   Status s = time_primitive(args, look, &impl);
   if (!s.is_ok()) {

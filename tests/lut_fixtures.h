@@ -80,9 +80,13 @@ inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
     const Impl& C = lut.layers[i].impls[a[i]];
     if (!C.ok()) return inf;
     total += C.latency_ms.median;
-    for (int p : lut.layers[i].inputs) {
+    const std::vector<int>& ins = lut.layers[i].inputs;
+    for (int p : ins) {
       const Impl& P = lut.layers[p].impls[a[p]];
-      if (P.fused_activation || C.library == "fused") {
+      // An absorbed add reads its earlier input (the residual) like any consumer.
+      const bool residual = lut.layers[i].kind == LayerKind::kAdd && ins.size() == 2 && ins[0] != ins[1] &&
+                            p == std::min(ins[0], ins[1]);
+      if (P.fused_activation || (C.library == "fused" && !residual)) {
         if (!(P.fused_activation && C.library == "fused" && P.out_format == C.in_format)) return inf;
       } else if (P.out_format != C.in_format) {
         total += conv(p, int(i), P.out_format, C.in_format);

@@ -138,7 +138,8 @@ class ConvTester {
 
 /// f32 tolerances of the issue: 1e-4 relative, Winograd 1e-3.
 inline double conv_tolerance(const ImplDesc& d) {
-  return d.algorithm == Algorithm::kWinogradF2 || d.algorithm == Algorithm::kWinogradF4 ? 1e-3 : 1e-4;
+  const Algorithm a = d.algorithm;
+  return a == Algorithm::kWinogradF2 || a == Algorithm::kWinogradF4 || a == Algorithm::kWinograd ? 1e-3 : 1e-4;
 }
 
 /// Seeded random conv shapes, with the awkward cases listed explicitly first.

@@ -53,8 +53,8 @@ Status random_assignment(const Network& net, const Registry& r, uint64_t seed, s
   std::vector<ImplDesc> a(net.layers.size());
   for (size_t i = 1; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
-    if (is_activation(l.kind) && a[l.inputs[0]].fused_activation) {
-      a[i] = fused_partner(a[l.inputs[0]], l.kind);
+    if (auto partner = absorbed_partner(net, a, int(i))) {
+      a[i] = *partner;
       continue;
     }
     std::vector<ImplDesc> ok;
@@ -102,8 +102,8 @@ Status parse_assignment(const std::string& text, const Network& net, const Regis
   for (size_t i = 1; i < net.layers.size(); ++i) {
     if (set[i]) continue;
     const Layer& l = net.layers[i];
-    if (is_activation(l.kind) && set[l.inputs[0]] && a[l.inputs[0]].fused_activation) {  // the fused conv's partner
-      a[i] = fused_partner(a[l.inputs[0]], l.kind);
+    if (auto partner = absorbed_partner(net, a, int(i))) {  // absorbed by a fused conv (defaults never fuse)
+      a[i] = *partner;
       continue;
     }
     if (!lib) return parse_error(std::string(kAssignmentLayersKey) + ": no implementation for layer '" + l.name + "' (list it or give \"default\")");

@@ -1,5 +1,6 @@
 #include "libs/exec/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -64,7 +65,7 @@ class Planner {
  public:
   Planner(const Network& net, const std::vector<ImplDesc>& a, const PlanOptions& o, Executor::Impl& x,
           std::vector<ExecStep>& info)
-      : net_(net), assign_(a), opt_(o), x_(x), info_(info), consumers_(net.consumers()) {}
+      : net_(net), assign_(a), opt_(o), x_(x), info_(info) {}
 
   Status build() {
     if (assign_.size() != net_.layers.size())
@@ -87,18 +88,24 @@ class Planner {
   bool has_quant(int layer) const { return size_t(layer) < opt_.quant.size(); }
   std::string where(int i) const { return "layer '" + net_.layers[i].name + "': "; }
 
+  // A `fused` pseudo-implementation needs its absorber assigned `fused` in the same format;
+  // a `fused` implementation needs what it absorbs assigned the pseudo-implementation.
   Status check_fusion(int i, const ImplDesc& d) {
-    const Layer& l = net_.layers[i];
     if (d.algorithm == Algorithm::kFused) {
-      int p = l.inputs[0];
-      if (!is_activation(l.kind) || !assign_[p].fused_activation || !can_fuse_next_activation(net_, p))
-        return invalid_argument(where(i) + d.name() + " needs its producer to be a conv with a fused implementation");
+      std::optional<ImplDesc> want = absorbed_partner(net_, assign_, i);
+      const int p = absorber_of(net_, i);
+      if (!want) return invalid_argument(where(i) + d.name() + " needs its producer to be a conv with a fused implementation");
       if (input_format(d) != output_format(assign_[p]))
         return invalid_argument(where(i) + d.name() + " must keep the format of its producer " + assign_[p].name());
+      if (d.fused_activation != want->fused_activation)
+        return invalid_argument(where(i) + d.name() + ": the absorbing conv " + assign_[p].name() + " needs " + want->name());
     }
     if (d.fused_activation) {
-      if (!can_fuse_next_activation(net_, i) || assign_[consumers_[i][0]].algorithm != Algorithm::kFused)
-        return invalid_argument(where(i) + d.name() + " needs its only consumer to be an activation assigned 'fused'");
+      const RuntimeFusion f = runtime_fusion(net_, d.algorithm == Algorithm::kFused ? absorber_of(net_, i) : i);
+      const int next = d.algorithm == Algorithm::kFused ? f.activation_layer : f.add >= 0 ? f.add : f.activation_layer;
+      if (next < 0 || assign_[next].algorithm != Algorithm::kFused)
+        return invalid_argument(where(i) + d.name() + " needs the layer it absorbs (" +
+                                (f.add >= 0 ? "a residual add" : "an activation") + ") assigned 'fused'");
     }
     return Status::ok();
   }
@@ -108,8 +115,8 @@ class Planner {
     const ImplDesc& d = assign_[i];
     if (d.op != l.kind) return invalid_argument(where(i) + "assigned " + d.name() + " for a " + to_string(l.kind) + " layer");
     LW_RETURN_IF_ERROR(check_fusion(i, d));
-    if (d.algorithm == Algorithm::kFused) {  // the producer already applied it
-      source_[i] = source_[l.inputs[0]];
+    if (d.algorithm == Algorithm::kFused) {  // the producer already computed it
+      source_[i] = source_[absorber_of(net_, i)];
       return Status::ok();
     }
     std::vector<int> in;
@@ -121,9 +128,17 @@ class Planner {
       args.in_shapes.push_back(x_.values[v].shape);
       args.in_quant.push_back(x_.values[v].quant);
     }
+    const RuntimeFusion f = d.fused_activation ? runtime_fusion(net_, i) : RuntimeFusion{};
+    if (f.add >= 0) {  // the residual, in the format the conv writes and accumulates into
+      int v;
+      LW_RETURN_IF_ERROR(value_in(source_[f.residual], output_format(d), i, &v));
+      in.push_back(v);
+      args.in_shapes.push_back(x_.values[v].shape);
+      args.in_quant.push_back(x_.values[v].quant);
+    }
     if ((d.dtype_in == DType::kI8 || d.dtype_out == DType::kI8) && !has_quant(i))
       return invalid_argument(where(i) + d.name() + " is int8 but the plan has no quantisation parameters");
-    Layer fused = d.fused_activation ? runtime_fusion_layer(l, net_.layers[consumers_[i][0]].kind) : l;
+    Layer fused = runtime_fusion_layer(l, f);
     args.layer = &fused;
     std::unique_ptr<Primitive> prim;
     LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
@@ -177,7 +192,6 @@ class Planner {
   const PlanOptions& opt_;
   Executor::Impl& x_;
   std::vector<ExecStep>& info_;
-  std::vector<std::vector<int>> consumers_;
   std::vector<int> source_;       // layer whose output layer i's output is (fused: producer)
   std::map<int, int> native_;     // layer -> value it produced
   std::map<std::pair<int, std::string>, int> produced_;  // (layer, format) -> value
@@ -200,6 +214,12 @@ std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place, bool keep
     int in0 = st.in.empty() ? -1 : st.in[0];
     if (in0 >= 0 && st.prim->can_run_in_place() && b[in0].last == int(s) && b[in0].bytes == b[st.out].bytes)
       b[st.out].alias_of = in0;
+    // A conv that absorbed a residual add writes over the residual when it dies here and is
+    // not also what the conv reads (x + conv(x)); else the primitive copies it first.
+    const int acc = st.prim->accumulate_input();
+    const int r = acc >= 0 && acc < int(st.in.size()) ? st.in[acc] : -1;
+    const bool also_read = r >= 0 && std::count(st.in.begin(), st.in.end(), r) > 1;
+    if (r >= 0 && !also_read && b[r].last == int(s) && b[r].bytes == b[st.out].bytes) b[st.out].alias_of = r;
   }
   return b;
 }

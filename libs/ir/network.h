@@ -52,6 +52,10 @@ struct Layer {
   float eps = 1e-5f;        // batch-norm
   /// Activation fused into a conv2d by static fusion; kInput means none.
   LayerKind fused_activation = LayerKind::kInput;
+  /// Runtime fusion only (never in a model file): a conv2d that also computes the residual
+  /// add after it. Its second input is the add's other operand, in the conv's output
+  /// format; the conv adds its result to it before fused_activation (oneDNN's sum post-op).
+  bool fused_residual = false;
 
   /// conv2d: [out_c][in_c/groups][kh][kw]; fully-connected: [out][in];
   /// batch-norm: gamma, beta, mean, var (4 x C); affine: scale, shift (2 x C).

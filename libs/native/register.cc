@@ -61,21 +61,31 @@ void register_convs(Registry& r) {
 
 // `<activation>_<layout>_<dtype>_native_fused_t<n>`: the activation runs inside the conv that
 // produces its input; nothing is created. Only the executor may place it, after a conv
-// with a `fused` implementation; the profiler records it as zero cost.
+// with a `fused` implementation; the profiler records it as zero cost. The residual add a
+// conv absorbs has the same, in two forms: `add_..._native_fused_t<n>`, and
+// `add_..._native_fused_fused_t<n>` when the activation after the add is absorbed too.
 void register_fused_pseudo(Registry& r) {
+  struct Form {
+    LayerKind op;
+    bool passes_on;
+  };
+  std::vector<Form> forms = {{LayerKind::kAdd, false}, {LayerKind::kAdd, true}};
   for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kHardSigmoid, LayerKind::kSigmoid})
+    forms.push_back({k, false});
+  for (const Form& f : forms)
     for (Layout layout : all_layouts())
       for (DType dt : activation_dtypes())
         for (int t : kThreadSets) {
           ImplDesc d;
-          d.op = k;
+          d.op = f.op;
           d.algorithm = Algorithm::kFused;
+          d.fused_activation = f.passes_on;
           d.layout_in = d.layout_out = layout;
           d.dtype_in = d.dtype_out = dt;
           d.threads = t;
           r.add({d, [](const ImplDesc&, const Layer&, const std::vector<Shape>&) { return Status::ok(); },
                  [](const PrimitiveArgs&, std::unique_ptr<Primitive>*) {
-                   return unsupported("a fused activation runs inside its producing conv; only the executor places it");
+                   return unsupported("a fused layer runs inside its producing conv; only the executor places it");
                  }});
         }
 }

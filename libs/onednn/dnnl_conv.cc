@@ -1,6 +1,7 @@
 // Convolution and inner product (fully-connected): f32, bf16 and int8. The weights are
 // reordered once, here, into the format the primitive picked (format_tag::any).
 #include <cmath>
+#include <cstring>
 
 #include "libs/onednn/dnnl_common.h"
 #include "libs/quant/quant.h"
@@ -42,6 +43,7 @@ Status make_attr(const ImplDesc& d, const Layer& l, QuantParams in_q, QuantParam
                  dnnl::primitive_attr* attr) {
   *attr = user_scratchpad_attr();
   dnnl::post_ops po;
+  if (l.fused_residual) po.append_sum(1.f);  // dst = conv + dst: the residual placed in dst
   LW_RETURN_IF_ERROR(append_activation(l.fused_activation, d.dtype_in, out_q, &po));
   attr->set_post_ops(po);
   if (d.dtype_in != DType::kI8) return Status::ok();
@@ -83,7 +85,9 @@ Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams i
   if (is_conv(l)) {
     m->dst = act_md(out, d.dtype_out, d.layout_out);
     const Window& w = l.window;
-    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, m->src, w_any,
+    const auto algo = d.algorithm == Algorithm::kWinograd ? dnnl::algorithm::convolution_winograd
+                                                          : dnnl::algorithm::convolution_direct;
+    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference, algo, m->src, w_any,
                                        bias, m->dst, {w.stride_h, w.stride_w}, {w.dil_h - 1, w.dil_w - 1},
                                        {w.pad_top, w.pad_left}, {w.pad_bottom, w.pad_right});
     m->pd = dnnl::convolution_forward::primitive_desc(cd, attr, engine());
@@ -95,9 +99,24 @@ Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams i
   return reject_reference(m->pd);
 }
 
+// A conv that absorbed a residual add takes the residual as its second input, in the
+// output's shape and format.
+Status check_residual(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+  if (!is_conv(l)) return unsupported("only a convolution absorbs a residual add");
+  Shape out;
+  LW_RETURN_IF_ERROR(infer_layer_shape(l, {in[0]}, &out));
+  if (in[1] != out) return invalid_argument("the residual must have the output's shape");
+  // int8: the sum would need the residual's own scale and zero point (not modelled yet).
+  if (d.dtype_in == DType::kI8) return unsupported("int8 with a residual add");
+  if (d.layout_in != d.layout_out) return unsupported("a residual add with the input and output in different layouts");
+  return Status::ok();
+}
+
 Status check_impl(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
-  if (in.size() != 1) return invalid_argument("expects one input");
+  if (in.size() != (l.fused_residual ? 2u : 1u))
+    return invalid_argument(l.fused_residual ? "expects an input and the residual" : "expects one input");
   LW_RETURN_IF_ERROR(supports_dtype(d.dtype_in));
+  if (l.fused_residual) LW_RETURN_IF_ERROR(check_residual(d, l, in));
   if (d.dtype_in != d.dtype_out) return unsupported("input and output dtype must agree");
   if (int64_t(l.weights.size()) != weight_count(l, in)) return invalid_argument("wrong number of weights");
   return Status::ok();
@@ -119,6 +138,21 @@ void fold_zero_points(const QuantizedWeights& qw, QuantParams in_q, QuantParams 
 class Weighted : public DnnlPrim {
  public:
   using DnnlPrim::DnnlPrim;
+
+  // With a residual the output must start as the residual (the sum post-op reads dst).
+  int accumulate_input() const override { return residual_ ? 1 : -1; }
+  Status setup(const std::vector<const void*>& in, void* out, void* workspace) override {
+    if (!residual_) return DnnlPrim::setup(in, out, workspace);
+    if (in.size() != 2 || !in[1]) return invalid_argument("expects an input and the residual");
+    residual_src_ = in[1];
+    out_ = out;
+    return DnnlPrim::setup({in[0]}, out, workspace);
+  }
+  Status run() override {
+    if (residual_ && residual_src_ != out_) std::memcpy(out_, residual_src_, output_bytes());
+    return DnnlPrim::run();
+  }
+
   Status make(const PrimitiveArgs& a) {
     const Layer& l = *a.layer;
     const Shape& in = a.in_shapes[0];
@@ -142,12 +176,18 @@ class Weighted : public DnnlPrim {
     add_constant(DNNL_ARG_WEIGHTS, packed(w, m.user_w, m.pd.weights_desc(0)));
     add_constant(DNNL_ARG_BIAS, packed(bias.data(), bias_md, bias_md));
     Shape out;
-    LW_RETURN_IF_ERROR(infer_layer_shape(l, a.in_shapes, &out));
+    LW_RETURN_IF_ERROR(infer_layer_shape(l, {in}, &out));
+    residual_ = l.fused_residual;
     // An inner product writes N x K: the same bytes in every plain layout.
     finish(dnnl::primitive(m.pd.get()), m.pd, {{DNNL_ARG_SRC, m.src}}, m.dst, a.in_shapes, out, a.desc.dtype_out,
            is_conv(l) ? a.desc.layout_out : Layout::kNCHW);
     return Status::ok();
   }
+
+ private:
+  bool residual_ = false;
+  const void* residual_src_ = nullptr;
+  void* out_ = nullptr;
 };
 
 // Stand-in quantisation for support checks: a non-zero zero point, so that a kernel that
@@ -158,10 +198,15 @@ constexpr QuantParams kProbeQuant{0.05f, 3};
 
 Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   LW_RETURN_IF_ERROR(check_impl(d, l, in));
-  return guard(StatusCode::kUnsupported, [&] {
+  if (d.algorithm == Algorithm::kWinograd && (l.window.kh != 3 || l.window.kw != 3 || l.window.stride_h != 1 ||
+                                              l.window.stride_w != 1 || l.groups != 1))
+    return unsupported("oneDNN's Winograd is for dense 3x3 stride-1 convolutions");
+  Status s = guard(StatusCode::kUnsupported, [&] {
     Made m;
     return make_pd(d, l, in[0], kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f), &m);
   });
+  if (!s.is_ok() && d.algorithm == Algorithm::kWinograd) return unsupported("no oneDNN Winograd kernel here: " + s.message());
+  return s;
 }
 
 Status supports_fc(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {

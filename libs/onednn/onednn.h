@@ -9,7 +9,8 @@
 /// Primitive descriptors, JIT kernels and weight reorders (into the format the primitive
 /// picks with format_tag::any) are made in the factory; run() only executes. The
 /// scratchpad is user-managed and reported as the workspace. `fused` convs apply the
-/// following activation as an eltwise post-op. Implementations this CPU cannot run (bf16
+/// following activation as an eltwise post-op, or compute the residual add after them (and
+/// its activation) by accumulating into the residual with a sum post-op (f32 and bf16). Implementations this CPU cannot run (bf16
 /// without AVX512-BF16 or AMX) or for which oneDNN has only its reference kernel are
 /// `unsupported` with the reason. Thread sets: the OpenMP team oneDNN was built with,
 /// 1 or 2 threads, its worker pinned to the second CPU.

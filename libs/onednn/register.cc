@@ -12,6 +12,7 @@ struct Variant {
   bool fused;
   SupportsFn supports;
   CreateFn create;
+  Algorithm algorithm = Algorithm::kDefault;  // kDefault: direct, or the int8 default below
 };
 
 std::vector<Variant> variants() {
@@ -22,6 +23,9 @@ std::vector<Variant> variants() {
     for (Layout l : all_layouts()) {
       for (bool fused : {false, true}) {
         v.push_back({LayerKind::kConv2d, dt, l, l, fused, supports_conv, create_conv});
+        // oneDNN 2.6's Winograd is f32 only (3x3, stride 1; blocked layouts on AVX-512).
+        if (dt == DType::kF32)
+          v.push_back({LayerKind::kConv2d, dt, l, l, fused, supports_conv, create_conv, Algorithm::kWinograd});
         // A plain NCHW input into a blocked output: the first layer's usual form.
         if (l == Layout::kNCHW && dt != DType::kI8)
           for (Layout b : blocked) v.push_back({LayerKind::kConv2d, dt, l, b, fused, supports_conv, create_conv});
@@ -46,7 +50,7 @@ void register_onednn(Registry& r) {
       d.op = v.op;
       d.library = Library::kOnednn;
       // int8 weights are per output channel: named like XNNPACK's per-channel kernels.
-      d.algorithm = v.dtype == DType::kI8 ? Algorithm::kQc8 : Algorithm::kDefault;
+      d.algorithm = v.dtype == DType::kI8 ? Algorithm::kQc8 : v.algorithm;
       d.dtype_in = d.dtype_out = v.dtype;
       d.layout_in = v.in;
       d.layout_out = v.out;

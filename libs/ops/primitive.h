@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ class Primitive {
   virtual Status run() = 0;
   /// True when `out` may be the same buffer as in[0] (elementwise primitives).
   virtual bool can_run_in_place() const { return false; }
+  /// The input the primitive adds its result to (a conv that absorbed a residual add), or
+  /// -1. When `out` is that input's buffer nothing is copied (the executor places it there
+  /// when the input dies at this step); otherwise run() first copies the input into `out`.
+  virtual int accumulate_input() const { return -1; }
 
   const std::string& name() const { return name_; }
   const Shape& output_shape() const { return out_shape_; }
@@ -70,14 +75,37 @@ class Primitive {
 /// "failed to <verb> <name>: <reason>" with the code of `why`.
 Status primitive_error(const char* verb, const std::string& name, const Status& why);
 
+/// What the `fused` implementation of a conv absorbs (runtime fusion). Either its only
+/// consumer when that is an activation, or its only consumer when that is a residual add
+/// whose other operand was produced earlier (so it exists when the conv runs), and then the
+/// add's static activation or its only consumer when that is an activation. A conv+add
+/// accumulates into the residual: out = act(conv(x) + residual).
+struct RuntimeFusion {
+  int add = -1;                              // the absorbed add layer
+  int residual = -1;                         // the add's other input
+  LayerKind activation = LayerKind::kInput;  // applied last (kInput: none)
+  int activation_layer = -1;                 // the absorbed activation layer (-1: none or static)
+  bool any() const { return add >= 0 || activation != LayerKind::kInput; }
+};
+RuntimeFusion runtime_fusion(const Network& net, int i);
+/// The layer whose `fused` implementation absorbs layer j directly: the conv for an
+/// activation or add it absorbs, the absorbed add for the activation after it; -1 if none.
+/// That layer's `fused` flag passes the absorption on: an absorbed add takes the flagged
+/// pseudo-implementation (`add_..._native_fused_fused_t1`) when its activation is absorbed too.
+int absorber_of(const Network& net, int j);
+
 /// Copy of `layer` as a runtime-fused conv must see it: fused_activation = `activation`.
 Layer runtime_fusion_layer(const Layer& layer, LayerKind activation);
-/// True when layer i of `net` can take a `fused` implementation: it is a conv2d without a
-/// static fused activation whose only consumer is an activation layer.
+/// The same for everything `f` absorbs (fused_residual set when it absorbs an add).
+Layer runtime_fusion_layer(const Layer& layer, const RuntimeFusion& f);
+/// True when layer i of `net` can take a `fused` implementation (runtime_fusion(net, i).any()).
 bool can_fuse_next_activation(const Network& net, int i);
-/// The `fused` pseudo-implementation of `activation` after the fused conv `producer`: it
+/// The `fused` pseudo-implementation of a layer of kind `op` absorbed by `producer`: it
 /// keeps the producer's output format (layout and dtype) on both sides.
-ImplDesc fused_partner(const ImplDesc& producer, LayerKind activation);
+ImplDesc fused_partner(const ImplDesc& producer, LayerKind op);
+/// Layer i's pseudo-implementation when assignment `a` (filled below i) makes its absorber
+/// `fused`, with the flag set where it passes the absorption on; nullopt otherwise.
+std::optional<ImplDesc> absorbed_partner(const Network& net, const std::vector<ImplDesc>& a, int i);
 /// The activation layer i would absorb by runtime fusion; kInput when it cannot fuse.
 LayerKind fusable_activation(const Network& net, int i);
 

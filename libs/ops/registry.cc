@@ -1,5 +1,7 @@
 #include "libs/ops/registry.h"
 
+#include <algorithm>
+
 namespace lw {
 
 Status primitive_error(const char* verb, const std::string& name, const Status& why) {
@@ -12,17 +14,65 @@ Layer runtime_fusion_layer(const Layer& layer, LayerKind activation) {
   return l;
 }
 
-bool can_fuse_next_activation(const Network& net, int i) {
-  if (i <= 0 || i >= int(net.layers.size())) return false;
-  const Layer& l = net.layers[i];
-  if (l.kind != LayerKind::kConv2d || l.fused_activation != LayerKind::kInput) return false;
-  auto cons = net.consumers();
-  return cons[i].size() == 1 && is_activation(net.layers[cons[i][0]].kind);
+Layer runtime_fusion_layer(const Layer& layer, const RuntimeFusion& f) {
+  Layer l = runtime_fusion_layer(layer, f.activation);
+  l.fused_residual = f.add >= 0;
+  return l;
 }
 
-ImplDesc fused_partner(const ImplDesc& producer, LayerKind activation) {
+namespace {
+int only_consumer(const std::vector<std::vector<int>>& cons, int i) { return cons[i].size() == 1 ? cons[i][0] : -1; }
+}  // namespace
+
+RuntimeFusion runtime_fusion(const Network& net, int i) {
+  RuntimeFusion f;
+  if (i <= 0 || i >= int(net.layers.size())) return f;
+  const Layer& l = net.layers[i];
+  if (l.kind != LayerKind::kConv2d || l.fused_activation != LayerKind::kInput) return f;
+  auto cons = net.consumers();
+  const int j = only_consumer(cons, i);
+  if (j < 0) return f;
+  const Layer& c = net.layers[j];
+  if (is_activation(c.kind)) {
+    f.activation = c.kind;
+    f.activation_layer = j;
+    return f;
+  }
+  if (c.kind != LayerKind::kAdd || c.inputs.size() != 2) return f;
+  const int r = c.inputs[0] == i ? c.inputs[1] : c.inputs[0];
+  // The residual must exist when the conv runs, and be added without broadcast.
+  if (r >= i || net.layers[r].out != l.out) return f;
+  f.add = j;
+  f.residual = r;
+  const int k = only_consumer(cons, j);
+  if (c.fused_activation != LayerKind::kInput) {
+    f.activation = c.fused_activation;
+  } else if (k >= 0 && is_activation(net.layers[k].kind)) {
+    f.activation = net.layers[k].kind;
+    f.activation_layer = k;
+  }
+  return f;
+}
+
+int absorber_of(const Network& net, int j) {
+  if (j <= 0 || j >= int(net.layers.size())) return -1;
+  const Layer& l = net.layers[j];
+  if (l.kind == LayerKind::kAdd && l.inputs.size() == 2) {
+    const int p = std::max(l.inputs[0], l.inputs[1]);
+    return runtime_fusion(net, p).add == j ? p : -1;
+  }
+  if (!is_activation(l.kind)) return -1;
+  const int p = l.inputs[0];
+  if (net.layers[p].kind == LayerKind::kConv2d) return runtime_fusion(net, p).activation_layer == j ? p : -1;
+  const int conv = net.layers[p].kind == LayerKind::kAdd ? absorber_of(net, p) : -1;
+  return conv >= 0 && runtime_fusion(net, conv).activation_layer == j ? p : -1;
+}
+
+bool can_fuse_next_activation(const Network& net, int i) { return runtime_fusion(net, i).any(); }
+
+ImplDesc fused_partner(const ImplDesc& producer, LayerKind op) {
   ImplDesc d = producer;
-  d.op = activation;
+  d.op = op;
   d.library = Library::kNative;  // the pseudo-implementation is registered once, by native
   d.algorithm = Algorithm::kFused;
   d.fused_activation = false;
@@ -31,13 +81,15 @@ ImplDesc fused_partner(const ImplDesc& producer, LayerKind activation) {
   return d;
 }
 
-LayerKind fusable_activation(const Network& net, int i) {
-  if (!can_fuse_next_activation(net, i)) return LayerKind::kInput;
-  for (size_t j = i + 1; j < net.layers.size(); ++j)
-    for (int p : net.layers[j].inputs)
-      if (p == i) return net.layers[j].kind;
-  return LayerKind::kInput;
+std::optional<ImplDesc> absorbed_partner(const Network& net, const std::vector<ImplDesc>& a, int i) {
+  const int p = absorber_of(net, i);
+  if (p < 0 || size_t(p) >= a.size() || !a[p].fused_activation) return std::nullopt;
+  ImplDesc d = fused_partner(a[p], net.layers[i].kind);
+  d.fused_activation = net.layers[i].kind == LayerKind::kAdd && runtime_fusion(net, p).activation_layer >= 0;
+  return d;
 }
+
+LayerKind fusable_activation(const Network& net, int i) { return runtime_fusion(net, i).activation; }
 
 void Registry::add(ImplEntry entry) {
   LW_CHECK(find(entry.desc) == nullptr);
@@ -73,19 +125,29 @@ std::vector<Candidate> Registry::candidates(const Layer& layer, const std::vecto
 std::vector<Candidate> Registry::candidates(const Network& net, int i) const {
   const Layer& layer = net.layers[i];
   auto in = input_shapes(net, i);
-  LayerKind absorbs = fusable_activation(net, i);
-  Layer fused = absorbs == LayerKind::kInput ? layer : runtime_fusion_layer(layer, absorbs);
-  bool absorbed = is_activation(layer.kind) && fusable_activation(net, layer.inputs[0]) == layer.kind;
+  const RuntimeFusion f = runtime_fusion(net, i);
+  const Layer fused = runtime_fusion_layer(layer, f);
+  auto fused_in = in;
+  if (f.add >= 0) fused_in.push_back(layer.out);  // the residual, in the conv's output format
+  const int absorber = absorber_of(net, i);
+  // An absorbed add passes the absorption on (flagged) exactly when its activation is absorbed too.
+  const bool passes_on = absorber >= 0 && layer.kind == LayerKind::kAdd && runtime_fusion(net, absorber).activation_layer >= 0;
   std::vector<Candidate> out;
   for (const ImplEntry& e : entries_) {
     if (e.desc.op != layer.kind) continue;
     Status s;
-    if (e.desc.fused_activation)
-      s = absorbs == LayerKind::kInput ? unsupported("no activation follows to fuse") : e.supports(e.desc, fused, in);
-    else if (e.desc.algorithm == Algorithm::kFused)
-      s = absorbed ? e.supports(e.desc, layer, in) : unsupported("the producer cannot absorb this activation");
-    else
+    if (e.desc.algorithm == Algorithm::kFused) {
+      if (absorber < 0) s = unsupported("the producer cannot absorb this layer");
+      else if (e.desc.fused_activation != passes_on)
+        s = unsupported(passes_on ? "the activation after this add is absorbed too: the flagged form stands for both"
+                                  : "nothing after this layer is absorbed");
+      else s = e.supports(e.desc, layer, in);
+    } else if (e.desc.fused_activation) {
+      s = !f.any() ? unsupported("no activation or residual add follows to fuse") : e.supports(e.desc, fused, fused_in);
+      if (!s.is_ok() && f.add >= 0) s = unsupported("with the residual add it would absorb: " + s.message());
+    } else {
       s = e.supports(e.desc, layer, in);
+    }
     out.push_back({e.desc, s});
   }
   return out;
