@@ -44,6 +44,8 @@ constexpr const char* kEvalInputs = "eval_inputs";
 constexpr const char* kEvalLabels = "eval_labels";
 constexpr const char* kCalibrationInputs = "calibration_inputs";
 constexpr const char* kReplay = "replay";
+constexpr const char* kExport = "export";
+constexpr const char* kBundle = "bundle";
 constexpr const char* kOutput = "output_dir";
 }  // namespace key
 
@@ -178,7 +180,7 @@ Status parse_config(const std::string& text, const std::string& origin, const Co
   json j;
   LW_RETURN_IF_ERROR(r.parse(text, &j));
   LW_RETURN_IF_ERROR(r.keys(j, "", {key::kName, key::kModel, key::kDevice, key::kProfile, key::kSearch, key::kFilter,
-                                    key::kReplay, key::kOutput}));
+                                    key::kReplay, key::kExport, key::kOutput}));
   ExperimentConfig c;
   c.agents = {AgentSpec{kDefaultAgent, json::object()}};
   LW_RETURN_IF_ERROR(r.string(j, key::kName, "", &c.name));
@@ -192,6 +194,10 @@ Status parse_config(const std::string& text, const std::string& origin, const Co
     LW_RETURN_IF_ERROR(r.keys(j[key::kReplay], "/replay", {key::kRuns}));
     LW_RETURN_IF_ERROR(r.integer(j[key::kReplay], key::kRuns, "/replay", &c.replay_runs));
     LW_RETURN_IF_ERROR(check_range(r, "/replay/runs", c.replay_runs, 1, 100000));
+  }
+  if (j.contains(key::kExport)) {
+    LW_RETURN_IF_ERROR(r.keys(j[key::kExport], "/export", {key::kBundle}));
+    LW_RETURN_IF_ERROR(r.boolean(j[key::kExport], key::kBundle, "/export", &c.export_bundle));
   }
   LW_RETURN_IF_ERROR(r.string(j, key::kOutput, "", &c.output_dir));
   if (c.name.empty()) c.name = c.model;
@@ -229,6 +235,7 @@ json resolved_config(const ExperimentConfig& c) {
                       {key::kCalibrationInputs, &c.calibration_inputs}})
     if (!v->empty()) j[key::kFilter][k] = *v;
   j[key::kReplay] = {{key::kRuns, c.replay_runs}};
+  j[key::kExport] = {{key::kBundle, c.export_bundle}};
   j[key::kOutput] = c.output_dir;
   return j;
 }

@@ -14,6 +14,7 @@
 #include "explorer/cli.h"
 #include "explorer/model_arg.h"
 #include "explorer/progress.h"
+#include "explorer/export.h"
 #include "explorer/replay.h"
 #include "explorer/stages.h"
 #include "explorer/run_report.h"
@@ -376,6 +377,10 @@ void run_measure_stages(Run& r, RunSummary& sum) {
   ReplayResult rr;
   ok_or_throw(run_replay(*ev, "chosen", chosen->names, ro, r.dir, &rr));
   finish_stage(r, "replay");
+  if (r.cfg.export_bundle) {  // with the replay's accuracy and latency, for the application to match
+    ok_or_throw(export_bundle(*ev, "chosen " + fr.chosen, chosen->names, &rr.end_to_end, r.dir + "/" + kBundleFileName));
+    finish_stage(r, "export");
+  }
   // The chosen one's figure from the same interleaved window as the references' (the replay
   // ran later, under whatever load then was; summary.md reports it apart).
   sum.points.push_back(point_of("chosen (" + fr.chosen + ")", *chosen));
