@@ -25,7 +25,7 @@ int run_export(const std::vector<std::string>& argv) {
   s.line->finish();
   ok_or_throw(export_bundle(*s.evaluator, label, impls, measure ? &d.m : nullptr, args.get("out")));
   std::printf("deployment  %s\n", label.c_str());
-  if (measure) std::printf("accuracy    %s on %d images\n", d.m.accuracy.label().c_str(), d.m.accuracy.images);
+  if (measure) std::printf("accuracy    %s\n", d.m.accuracy.label().c_str());
   std::printf("wrote %s\n", args.get("out").c_str());
   return 0;
 }

@@ -25,7 +25,8 @@ Registrar reg({"run", "run a whole experiment from a JSON config (profile → se
                "usage: layerwise run <config.json> [--quiet] [--fresh]\n\n"
                "Runs every stage of the experiment into <output_dir>/<model>__<agents>__<seeds>__<time>/:\n"
                "config.json (fully resolved), search/<agent>__s<seed>/, filtered.csv, pareto_*.{csv,png,svg},\n"
-               "replay.json, summary.md. The LUT is cached in <output_dir>/luts/ and reused while the model,\n"
+               "replay.json, deployment.lwb (the chosen deployment as a bundle for the runtime API; config\n"
+               "\"export\": {\"bundle\": false} skips it), summary.md. The LUT is cached in <output_dir>/luts/ and reused while the model,\n"
                "device, libraries, thread sets and protocol are unchanged. An interrupted run resumes in its\n"
                "own directory (finished stages and searches are kept); --fresh starts a new one.\n"
                "Every config key is documented in README.md (\"Experiment configs\").\n",
