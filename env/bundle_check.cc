@@ -13,6 +13,9 @@ std::vector<std::string> required_isa(const ImplDesc& d) {
   const bool int8 = d.dtype_in == DType::kI8 || d.dtype_out == DType::kI8;
   if (d.library == Library::kOnednn && bf16) return {"avx512_bf16"};
   if (d.library == Library::kOnednn && int8) return {"avx512_vnni"};
+  // LibTorch's quantized convolution on its oneDNN engine: the same kernels.
+  const bool torch_onednn = d.algorithm == Algorithm::kOnednn || d.algorithm == Algorithm::kOnednnPerChannel;
+  if (d.library == Library::kTorch && int8 && torch_onednn) return {"avx512_vnni"};
   return {};
 }
 

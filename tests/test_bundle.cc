@@ -180,6 +180,10 @@ TEST_CASE("a CPU lacking a feature the bundle needs is refused, even forced") {
   ImplDesc d;
   REQUIRE(parse_impl_name("conv2d_nhwc_int8_onednn_default_t1", &d).is_ok());
   CHECK(required_isa(d) == std::vector<std::string>{"avx512_vnni"});
+  REQUIRE(parse_impl_name("conv2d_nhwc_int8_torch_onednn_pc_fused_t1", &d).is_ok());
+  CHECK(required_isa(d) == std::vector<std::string>{"avx512_vnni"});
+  REQUIRE(parse_impl_name("conv2d_nhwc_int8_xnnpack_default_t1", &d).is_ok());
+  CHECK(required_isa(d).empty());  // XNNPACK picks its int8 kernels at run time by itself
 }
 
 TEST_CASE("distinct instances run concurrently and agree") {
