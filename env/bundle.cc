@@ -1,6 +1,7 @@
 #include "env/bundle.h"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "libs/core/hash.h"
 #include "libs/ir/network_json.h"
@@ -47,8 +48,18 @@ json manifest_json(const Bundle& b) {
           {"measured", b.measured}};
 }
 
-// The manifest's fields into `out` (the network without weights). Throws json errors on a
-// wrong type; the caller turns them into one line.
+// An integer field in [lo, hi]: json's get<int> of a float or a huge number would convert
+// out of range (undefined behaviour), so the type and range are checked first.
+int int_at(const json& j, const char* key, int64_t lo, int64_t hi) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
+    throw std::out_of_range(std::string("'") + key + "' is not an integer in [" + std::to_string(lo) + ", " +
+                            std::to_string(hi) + "]");
+  return int(v.get<int64_t>());
+}
+
+// The manifest's fields into `out` (the network without weights). Throws json errors (and
+// std::out_of_range) on a wrong type; the caller turns them into one line.
 Status parse_manifest(const json& m, const std::string& origin, Bundle* out) {
   auto bad = [&](const std::string& path, const std::string& why) {
     return parse_error(origin + ": manifest " + path + ": " + why);
@@ -70,12 +81,13 @@ Status parse_manifest(const json& m, const std::string& origin, Bundle* out) {
     b.impls.push_back(layers[i].at("impl").get<std::string>());
     if (quantised) {
       const json& q = layers[i].at("quant");
-      b.quant.push_back({q.at("scale").get<float>(), q.at("zero_point").get<int32_t>()});
+      b.quant.push_back({q.at("scale").get<float>(), int_at(q, "zero_point", -128, 255)});
     }
   }
   b.conversion_ms = m.at("conversion_ms").get<std::map<std::string, double>>();
   for (const json& s : m.at("steps"))
-    b.steps.push_back({s.at("name").get<std::string>(), s.at("layer").get<int>(), s.at("conversion").get<bool>()});
+    b.steps.push_back({s.at("name").get<std::string>(), int_at(s, "layer", -1, int64_t(b.net.layers.size())),
+                       s.at("conversion").get<bool>()});
   b.device = m.at("device");
   b.isa = m.at("isa").get<std::vector<std::string>>();
   b.predicted_ms = m.at("prediction").at("latency_ms").get<double>();
@@ -138,7 +150,7 @@ Status bundle_from_bytes(const std::string& data, const std::string& origin, Bun
   try {
     json m = json::parse(data.substr(header, manifest_bytes));
     LW_RETURN_IF_ERROR(parse_manifest(m, origin, &b));
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json errors and int_at's range errors
     return parse_error(origin + ": manifest: " + e.what());
   }
   LW_RETURN_IF_ERROR(weights_from_bytes(data.substr(body, weights_bytes), origin + ": weights", &b.net));
