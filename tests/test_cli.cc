@@ -150,7 +150,7 @@ TEST_CASE("run: the whole pipeline on a tiny model, then again reusing the LUT w
   Result a = run("run " + exp + " --quiet");
   REQUIRE(a.code == 0);
   std::string dir_a = run_dir_of(a);
-  for (const char* f : {"config.json", "run.json", "filtered.csv", "replay.json", "summary.md",
+  for (const char* f : {"config.json", "run.json", "filtered.csv", "replay.json", "summary.md", "deployment.lwb",
                         "search/greedy__s3/solutions.csv", "search/qlearning__s3/learning_curve.csv"})
     CHECK(fs::exists(dir_a + "/" + f));
   CHECK(a.out.find("ref-fp32") != std::string::npos);

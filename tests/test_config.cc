@@ -33,7 +33,9 @@ TEST_CASE("the resolved config parses back to the same config") {
   REQUIRE(parse(R"({"name": "x", "model": "resnet50", "device": {"libraries": ["native", "xnnpack"], "threads": [1]},
     "profile": {"runs": 30, "max_runs": 60}, "search": {"objective": "weighted", "memory_weight_ms_per_mib": 0.5,
     "max_memory_mib": 64, "agents": ["exact", {"agent": "qlearning", "episodes": 500}], "seeds": [3, 4]},
-    "filter": {"latency_band_pct": 10, "test_images": 0}, "replay": {"runs": 5}, "output_dir": "out"})", &c).is_ok());
+    "filter": {"latency_band_pct": 10, "test_images": 0}, "replay": {"runs": 5}, "export": {"bundle": false},
+    "output_dir": "out"})", &c).is_ok());
+  CHECK(!c.export_bundle);
   auto j = resolved_config(c);
   ExperimentConfig back;
   REQUIRE(parse(j.dump(), &back).is_ok());
@@ -66,6 +68,8 @@ TEST_CASE("schema errors name the file and the JSON path on one line") {
       {R"({"model": "m", "filter": {"latency_band_pct": -5}})", "/filter/latency_band_pct: must be in"},
       {R"({"model": "m", "search": {"seeds": [-1]}})", "/search/seeds/0: expected a non-negative integer"},
       {R"({"model": "m", "replay": {"runs": 0}})", "/replay/runs: must be in"},
+      {R"({"model": "m", "export": {"bundle": "yes"}})", "/export/bundle: expected"},
+      {R"({"model": "m", "export": {"path": "x"}})", "/export/path: unknown key"},
       {R"({"model": "m",)", "exp.json: byte"},
   };
   for (const Case& c : cases) {

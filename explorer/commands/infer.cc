@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "explorer/cli/cli.h"
+#include "explorer/commands/infer_bundle.h"
 #include "explorer/commands/model_arg.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
@@ -128,7 +129,12 @@ void write_output(const std::string& path, const Tensor& y_any) {
 }
 
 int run_infer(const std::vector<std::string>& argv) {
-  Args args(argv, {"per-layer"}, {"model", "seed", "all", "assign", "threads", "repeats", "save-assign", "input", "output"});
+  std::set<std::string> flags = {"per-layer"}, names = {"model", "seed", "all", "assign", "threads", "repeats",
+                                                        "save-assign", "input", "output"};
+  flags.insert(std::begin(kInferBundleFlags), std::end(kInferBundleFlags));
+  names.insert(std::begin(kInferBundleOptions), std::end(kInferBundleOptions));
+  Args args(argv, flags, names);
+  if (args.has("bundle")) return infer_bundle(args);
   if (!args.has("model")) throw UsageError("--model is required (zoo name, network .json or .onnx)");
   if (args.has("all") && args.has("assign")) throw UsageError("give --all or --assign, not both");
   Network net = load_model(args.get("model"));
@@ -148,10 +154,11 @@ int run_infer(const std::vector<std::string>& argv) {
   return 0;
 }
 
-Registrar reg({"infer", "run a model end to end on a random input or an input file",
-               "usage: layerwise infer --model <zoo name | network.json | net.onnx> [--seed N | --input X.npy]\n"
+Registrar reg({"infer", "run a model end to end on a random input or an input file, or a deployment bundle",
+               std::string("usage: layerwise infer --model <zoo name | network.json | net.onnx> [--seed N | --input X.npy]\n"
                "                       [--all <library> [--threads 1|2] | --assign <assignment.json>]\n"
-               "                       [--repeats N] [--per-layer] [--save-assign <file>] [--output Y.npy]\n\n"
+               "                       [--repeats N] [--per-layer] [--save-assign <file>] [--output Y.npy]\n") +
+               kInferBundleHelp +
                "Runs the network with the reference executor on a seeded random input, or on --input (a\n"
                "float32 .npy of the input shape, e.g. numpy.save of a 1x3x224x224 array, or an ONNX\n"
                "TensorProto .pb). --output writes the output tensor as float32 .npy ([N, C] for logits;\n"

@@ -22,13 +22,15 @@ int run_run(const std::vector<std::string>& argv) {
   return 0;
 }
 
-Registrar reg({"run", "run a whole experiment from a JSON config (profile → search → filter → pareto → replay)",
+Registrar reg({"run", "run a whole experiment from a JSON config (profile → search → filter → pareto → replay → export)",
                "usage: layerwise run <config.json> [--quiet] [--fresh]\n\n"
                "Runs every stage of the experiment into <output_dir>/<model>__<agents>__<seeds>__<time>/:\n"
                "config.json (fully resolved), search/<agent>__s<seed>/, filtered.csv, pareto_*.{csv,png,svg},\n"
-               "replay.json, summary.md. The LUT is cached in <output_dir>/luts/ and reused while the model,\n"
-               "device, libraries, thread sets and protocol are unchanged. An interrupted run resumes in its\n"
-               "own directory (finished stages and searches are kept); --fresh starts a new one.\n"
+               "replay.json, deployment.lwb (the chosen deployment as a bundle for the runtime API and\n"
+               "`layerwise infer --bundle`; \"export\": {\"bundle\": false} skips it), summary.md. The LUT\n"
+               "is cached in <output_dir>/luts/ and reused while the model, device, libraries, thread sets\n"
+               "and protocol are unchanged. An interrupted run resumes in its own directory (finished\n"
+               "stages and searches are kept); --fresh starts a new one.\n"
                "Every config key is documented in README.md (\"Experiment configs\").\n",
                run_run});
 

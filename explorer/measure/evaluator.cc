@@ -39,6 +39,7 @@ struct Evaluator::State {
 Evaluator::Evaluator(std::unique_ptr<State> s) : s_(std::move(s)) {}
 Evaluator::~Evaluator() = default;
 const std::string& Evaluator::metric() const { return s_->metric; }
+const std::vector<QuantParams>& Evaluator::quant() const { return s_->quant; }
 const Network& Evaluator::network() const { return *s_->net; }
 const Lut& Evaluator::lut() const { return *s_->lut; }
 const Problem& Evaluator::problem() const { return s_->problem; }

@@ -95,6 +95,8 @@ class Evaluator {
   Status predict(const std::vector<std::string>& names, Measurement* out) const;
   /// "top1" or "fidelity".
   const std::string& metric() const;
+  /// The calibrated int8 quantisation of every layer's output (what a bundle carries).
+  const std::vector<QuantParams>& quant() const;
   const Network& network() const;
   const Lut& lut() const;
   const Problem& problem() const;

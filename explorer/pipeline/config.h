@@ -54,6 +54,9 @@ struct ExperimentConfig {
   std::string eval_inputs, eval_labels, calibration_inputs;  // the user's data (.npy); "" = none
   // replay
   int replay_runs = kDefaultReplayRuns;
+  // export: the chosen deployment as <run>/deployment.lwb for the runtime API (on by default:
+  // the point of a run is a deployment that leaves the explorer)
+  bool export_bundle = true;
   std::string output_dir = kDefaultOutputDir;
 };
 

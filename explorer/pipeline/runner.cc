@@ -12,6 +12,7 @@
 #include "env/synthetic_lut.h"
 #include "explorer/cli/progress.h"
 #include "explorer/measure/evaluator.h"
+#include "explorer/pipeline/export.h"
 #include "explorer/pipeline/filter.h"
 #include "explorer/pipeline/model.h"
 #include "explorer/pipeline/pareto.h"
@@ -263,6 +264,11 @@ Status stage_replay(Run& r, Evaluator& ev, const FilterResult& fr, RunSummary& s
   ReplayResult rr;
   LW_RETURN_IF_ERROR(run_replay(ev, "chosen", chosen->names, ro, r.dir.path(), &rr));
   LW_RETURN_IF_ERROR(r.dir.finish("replay"));
+  if (r.cfg.export_bundle) {  // with the replay's accuracy and latency, for the application to match
+    LW_RETURN_IF_ERROR(export_bundle(ev, "chosen " + fr.chosen, chosen->names, &rr.end_to_end,
+                                     r.dir.path() + "/" + kBundleFileName));
+    LW_RETURN_IF_ERROR(r.dir.finish("export"));
+  }
   // The chosen one's figure from the same interleaved window as the references' (the replay
   // ran later, under whatever load then was; summary.md reports it apart).
   sum.points.push_back(point_of("chosen (" + fr.chosen + ")", *chosen));

@@ -207,7 +207,7 @@ Status save_network(const Network& net, const std::string& json_path, const std:
   return write_file_atomic(json_path, network_to_json(net, ref));
 }
 
-Status save_weights(const Network& net, const std::string& path) {
+Status weights_to_bytes(const Network& net, std::string* out) {
   LW_RETURN_IF_ERROR(check_weights(net));
   std::string payload;
   for (const Layer& l : net.layers) {
@@ -215,10 +215,16 @@ Status save_weights(const Network& net, const std::string& path) {
     payload.append(reinterpret_cast<const char*>(l.bias.data()), l.bias.size() * sizeof(float));
   }
   uint64_t count = payload.size() / sizeof(float), hash = fnv1a(payload.data(), payload.size());
-  std::string data = "LWW1";
-  data.append(reinterpret_cast<const char*>(&count), 8);
-  data.append(reinterpret_cast<const char*>(&hash), 8);
-  data += payload;
+  *out = "LWW1";
+  out->append(reinterpret_cast<const char*>(&count), 8);
+  out->append(reinterpret_cast<const char*>(&hash), 8);
+  *out += payload;
+  return Status::ok();
+}
+
+Status save_weights(const Network& net, const std::string& path) {
+  std::string data;
+  LW_RETURN_IF_ERROR(weights_to_bytes(net, &data));
   return write_file_atomic(path, data);
 }
 

@@ -23,6 +23,7 @@ std::string network_to_json(const Network& net, const std::string& weights_file)
 /// Weights file: "LWW1", uint64 float count, uint64 FNV-1a hash of the payload, floats
 /// (little endian) in layer order, each layer's weights then bias.
 Status save_weights(const Network& net, const std::string& path);
+Status weights_to_bytes(const Network& net, std::string* out);
 Status load_weights(const std::string& path, Network* net);
 /// The same from the file's bytes; `origin` names the source in errors.
 Status weights_from_bytes(const std::string& data, const std::string& origin, Network* net);

@@ -1,0 +1,53 @@
+/// \file
+/// The Winograd convolution's transforms in two builds (conv_winograd_kernels.inc): `generic`
+/// for any x86-64 CPU and `avx512`; conv_winograd.cc picks one per primitive from
+/// cpu_use_avx512_kernels(). Plain data crosses between them, no code.
+#pragma once
+#include <cstdint>
+
+#include "libs/native/kernels.h"
+
+namespace lw::native {
+
+/// Channels per transform step (one AVX-512 vector of floats).
+constexpr int kWinogradLanes = 16;
+
+// A channels-last image: pixel (h, w) starts at base + h * sh + w * sw (sw = C); rows outside
+// [0, H) and columns outside [0, W) read as zero padding.
+struct ChannelsLast {
+  const float* base;
+  int H, W;
+  int64_t sh, sw;
+};
+
+/// One block's tiles for the tile transforms: tile t of [t0, t1) is tile row ty0 + t / tw,
+/// column t % tw. Input: reads x, writes V[p][t][c] at v + p * nt * channels + t * channels
+/// + c. Output: reads M[p][t][k] at m (same layout), writes bias + activated A^T m A into the
+/// oh x ow channels-last image y (row stride ldh) from output row oy0.
+struct WinogradTiles {
+  int ty0 = 0, tw = 0, channels = 0;  // channels: C for the input, K for the output
+  int64_t nt = 0;
+  // input
+  ChannelsLast x{};
+  int pad_top = 0, pad_left = 0;
+  float* v = nullptr;
+  // output
+  const float* m = nullptr;
+  const float* bias = nullptr;
+  LayerKind act = LayerKind::kInput;
+  float* y = nullptr;
+  int64_t ldh = 0;
+  int oy0 = 0, oh = 0, ow = 0;
+};
+
+#define LW_DECLARE_WINOGRAD_VARIANT(ns)                                  \
+  namespace ns {                                                         \
+  /* U = G g G^T of one 3x3 filter g (row-major 9), T x T row-major */    \
+  void kernel_transform(int m, const float* g9, float* u);               \
+  void input_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
+  void output_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
+  }
+LW_DECLARE_WINOGRAD_VARIANT(generic)
+LW_DECLARE_WINOGRAD_VARIANT(avx512)
+
+}  // namespace lw::native

@@ -1,0 +1,3 @@
+// The Winograd convolutions for any x86-64 CPU (see conv_winograd_kernels.inc).
+#define LW_WINOGRAD_VARIANT generic
+#include "libs/native/conv_winograd_kernels.inc"
