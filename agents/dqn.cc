@@ -99,12 +99,13 @@ struct Candidates {
   std::vector<int> action;
   std::vector<double> base;
   void clear() { x.clear(), action.clear(), base.clear(); }
-  void add(const CandidateFeatures& F, const std::vector<int>& assign, int t) {
+  // `live`: the env at layer t, whose mask (the peak-memory limit) applies too.
+  void add(const CandidateFeatures& F, const std::vector<int>& assign, int t, const DeploymentEnv* live = nullptr) {
     const Problem& p = F.problem();
     const int row = F.size();
     for (int a = 0; a < p.actions(t); ++a) {
       const double c = F.step_cost(assign, t, a);
-      if (c == kInf) continue;
+      if (c == kInf || (live && !live->allowed(a))) continue;
       x.resize(x.size() + row);
       F.write(assign, t, a, c, x.data() + x.size() - row);
       action.push_back(a);
@@ -146,7 +147,8 @@ class DqnAgent {
     while (!env_.done()) {
       const int t = env_.layer();
       cand_.clear();
-      cand_.add(F_, env_.assignment(), t);
+      cand_.add(F_, env_.assignment(), t, &env_);
+      if (cand_.action.empty()) return kInf;  // a dead end under the peak-memory limit
       int pick = 0;
       if (eps > 0 && rng_.uniform() < eps) {
         pick = rng_.below(int(cand_.action.size()));
@@ -242,16 +244,16 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   // never an exploratory episode).
   double greedy_ms = agent.episode(0.0, false);
   std::vector<int> greedy = env.assignment();
-  log.add(greedy, greedy_ms);
+  if (greedy_ms < kInf) log.add(greedy, greedy_ms);
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const double eps = std::max(0.0, cfg.eps_start * (1.0 - double(ep) / (cfg.exploration_fraction * cfg.episodes)));
     agent.set_lr(cfg.lr + (cfg.lr_end - cfg.lr) * double(ep) / std::max(1, cfg.episodes - 1));
     const double latency = agent.episode(eps, true);
-    log.add(env.assignment(), latency);
+    if (latency < kInf) log.add(env.assignment(), latency);  // (kInf: a dead end, memory limit)
     CurvePoint pt{ep, -latency, log.best_latency(), eps, 0};
     if ((ep + 1) % cfg.eval_every == 0 || ep + 1 == cfg.episodes) {
       const double g = agent.episode(0.0, false);
-      log.add(env.assignment(), g);
+      if (g < kInf) log.add(env.assignment(), g);
       if (g < greedy_ms) greedy_ms = g, greedy = env.assignment();
       pt.greedy_ms = greedy_ms;
     }
@@ -263,6 +265,7 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   out->states_considered = env.total_steps() - steps_before;
   const double best_seen = log.best_latency();
   log.finish(p, out);
+  if (!(greedy_ms < kInf)) return failed("dqn: every greedy rollout dead-ended under the peak-memory limit");
   out->best = greedy;
   out->best_latency_ms = greedy_ms;
   out->greedy_answer = true;

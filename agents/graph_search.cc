@@ -48,9 +48,7 @@ Status graph_search(DeploymentEnv& env, const AgentRequest& req, bool astar, Sea
   auto cost = [&](int t, int b) {
     const int f = p.offset[t] + b;
     if (!env.statically_allowed(f)) return kInf;
-    double c = p.impl_ms[f] + env.extra_ms(f);
-    for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) c += p.edge_cost(p.edges[e], path[p.edges[e].producer], b);
-    return t == n - 1 ? c + p.out_ms[b] : c;
+    return p.impl_ms[f] + env.extra_ms(f) + conversion_in_ms(p, path.data(), t, b);
   };
   auto push = [&](int t, int b, double g0, int from) {
     const double c = cost(t, b);

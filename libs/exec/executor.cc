@@ -58,8 +58,8 @@ struct Executor::Impl {
 
 namespace {
 
-// Builds values and steps layer by layer; conversion chains are shared by every consumer
-// that needs the same producer in the same format.
+// Builds values and steps layer by layer; a conversion chain is shared by every consumer
+// that needs the same producer in the same (final) format.
 class Planner {
  public:
   Planner(const Network& net, const std::vector<ImplDesc>& a, const PlanOptions& o, Executor::Impl& x,
@@ -160,9 +160,11 @@ class Planner {
       int nv = int(x_.values.size()) - 1;
       // Conversions are native primitives: they run on our worker.
       add_step(std::move(prim), {v}, nv, consumer, true, c.to.threads > 1 ? int(Library::kNative) : -1);
-      produced_[{src, c.to.name()}] = nv;
       v = nv;
     }
+    // Only the chain's end is shared: a later consumer of an intermediate format runs its own
+    // chain, exactly what the cost model charges (env/cost.h: once per producer and target).
+    produced_[{src, f.name()}] = v;
     *out = v;
     return Status::ok();
   }
