@@ -79,7 +79,10 @@ class Planner {
     for (size_t i = 1; i < net_.layers.size(); ++i) x_.layer_value[i] = native_.at(source_[i]);
     int last = source_[net_.layers.size() - 1];
     const Format& f = x_.values[native_[last]].format;
-    return value_in(last, Format{Layout::kNCHW, DType::kF32, f.threads}, int(net_.layers.size()) - 1, &x_.output_value);
+    const Format out = opt_.output_format.value_or(Format{Layout::kNCHW, DType::kF32, f.threads});
+    if (out.layout != Layout::kNCHW || out.dtype != DType::kF32)
+      return invalid_argument("the network output must be delivered as NCHW f32, not " + out.name());
+    return value_in(last, out, int(net_.layers.size()) - 1, &x_.output_value);
   }
 
  private:
