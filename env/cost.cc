@@ -113,8 +113,9 @@ void fill_edges(const Lut& lut, Problem* p) {
   std::vector<int> fill(p->out_begin.begin(), p->out_begin.end() - 1);
   for (int e = 0; e < int(p->edges.size()); ++e) p->out_edge[fill[p->edges[e].producer]++] = e;
   const int last = p->n - 1;
+  const double io = lut.runtime.input_copy_ms + lut.runtime.output_copy_ms;  // every deployment pays them
   for (const Impl& P : lut.layers[last].impls)
-    p->out_ms.push_back(P.fused_activation ? kInf : p->conv(last, P.out_format, lut.output_format));
+    p->out_ms.push_back(P.fused_activation ? kInf : p->conv(last, P.out_format, lut.output_format) + io);
 }
 
 // Arc consistency: drop impls that cannot take part in any finite assignment of one edge, until

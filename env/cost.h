@@ -6,7 +6,7 @@
 ///
 /// Latency model (ONE model for every agent, solver, prediction and breakdown): the sum of the
 /// chosen impls' median latency + the conversions the executor runs + the output edge (last
-/// layer -> Lut::output_format). The executor converts a producer's output once per target
+/// layer -> Lut::output_format, plus the executor's input and output copies, Lut::runtime). The executor converts a producer's output once per target
 /// format and shares it among every consumer that reads that format (libs/exec/executor.cc),
 /// so a conversion (producer, from, to) is charged once however many consumers need it, to the
 /// first consumer in layer order (where the executor inserts it). Edge cost: 0 when
@@ -72,7 +72,7 @@ struct Problem {
   std::vector<Edge> edges;   // grouped by consumer, in layer order
   std::vector<int> in_begin;  // edges into layer i: [in_begin[i], in_begin[i + 1])
   std::vector<double> edge_ms;
-  std::vector<double> out_ms;  // per impl of the last layer: cost of delivering Lut::output_format
+  std::vector<double> out_ms;  // per impl of the last layer: delivering Lut::output_format + Lut::runtime copies
   /// Chain cost per (producer, from format, to format): conv_ms[(layer * F + from) * F + to],
   /// F = n_formats; 0 on the diagonal, +inf where no chain exists.
   std::vector<double> conv_ms;

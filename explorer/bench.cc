@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "env/conversion_costs.h"
+#include "env/runtime_costs.h"
 #include "explorer/baselines.h"
 #include "explorer/deployment.h"
 
@@ -261,7 +262,11 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
   *profiled = false;
   if (std::ifstream(path).good()) {
     Status s = load_lut(path, lut);
-    if (s.is_ok() && lut_mismatch(*lut, net).empty()) return Status::ok();
+    if (s.is_ok() && lut_mismatch(*lut, net).empty()) {
+      // A LUT from before the executor's copies were measured: measure them now (not saved).
+      if (!lut->runtime.measured()) return measure_runtime_costs(net, profile.protocol, &lut->runtime);
+      return Status::ok();
+    }
   }
   ProfileOptions p = profile;
   p.out_path = path;

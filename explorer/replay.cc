@@ -67,8 +67,9 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
 }
 
 // Per layer: the LUT's impl median and incoming conversion costs (the cost model's terms: a
-// shared conversion on the first consumer, where the executor inserts its steps) next to the
-// measured steps.
+// shared conversion on the first consumer, where the executor inserts its steps; the last
+// layer's include the executor's input / output copies, Lut::runtime, which are no step)
+// next to the measured steps.
 std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::string>& names, const Executor& ex,
                                    const std::vector<double>& step_ms) {
   const Lut& lut = ev.lut();

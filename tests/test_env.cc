@@ -210,3 +210,37 @@ TEST_CASE("synthetic: seeded, labelled, valid for every zoo model") {
     CHECK(compile_problem(a, &p).is_ok());
   }
 }
+
+TEST_CASE("lut: the executor's input / output copies round-trip and add to every deployment's prediction") {
+  Lut lut = random_dag_lut(7, 6, 4, 3), back;  // (feasible: the round-trip case above)
+  Problem before;
+  REQUIRE(compile_problem(lut, &before).is_ok());
+  lut.runtime = {0.25, 0.125};
+  REQUIRE(lut_from_json(lut_to_json(lut), "mem", &back).is_ok());
+  CHECK(back.runtime.input_copy_ms == 0.25);
+  CHECK(back.runtime.output_copy_ms == 0.125);
+  Problem after;
+  REQUIRE(compile_problem(back, &after).is_ok());
+  std::vector<int> a(after.n, 0);
+  int finite = 0;
+  for (;;) {
+    const double x = predict_latency_ms(before, a), y = predict_latency_ms(after, a);
+    if (x < kInf) {
+      CHECK(y == doctest::Approx(x + 0.375));
+      ++finite;
+    } else {
+      CHECK(y == kInf);
+    }
+    int i = 0;
+    while (i < after.n && ++a[i] == after.actions(i)) a[i++] = 0;
+    if (i == after.n) break;
+  }
+  CHECK(finite > 0);
+  std::string text = lut_to_json(lut);
+  const size_t at = text.find("\"input_copy_ms\"");
+  REQUIRE(at != std::string::npos);
+  text.insert(text.find_first_of("0123456789", at), "-");
+  Lut bad;
+  CHECK(lut_from_json(text, "x.json", &bad).message().find("x.json: /runtime/input_copy_ms: expected a non-negative number") !=
+        std::string::npos);
+}
