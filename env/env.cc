@@ -93,6 +93,24 @@ void DeploymentEnv::account_memory(int flat) {
     }
 }
 
+bool DeploymentEnv::memory_allows(const int* assign, int t, int b) const {
+  if (options_.max_memory_bytes <= 0) return true;
+  const Problem& p = problem_;
+  int64_t weights = 0, workspace = 0, live = 0, peak = 0;
+  for (int i = 0; i < t; ++i) {  // account_memory's steps
+    const int f = p.offset[i] + assign[i];
+    weights += p.weights[f];
+    workspace = std::max(workspace, p.workspace[f]);
+    live += p.output[f];
+    peak = std::max(peak, live);
+    for (int k = freed_at_[i]; k < freed_at_[i + 1]; ++k) live -= p.output[p.offset[freed_[k]] + assign[freed_[k]]];
+  }
+  const int f = p.offset[t] + b;
+  const int64_t bound = weights + p.weights[f] + rest_weights_[t + 1] +
+                        std::max({workspace, p.workspace[f], rest_workspace_[t + 1]}) + std::max(peak, live + p.output[f]);
+  return bound <= options_.max_memory_bytes;
+}
+
 bool DeploymentEnv::dead_end() const {
   if (done()) return false;
   for (uint8_t m : mask_)

@@ -81,6 +81,9 @@ class DeploymentEnv {
   bool memory_limited() const { return options_.max_memory_bytes > 0; }
   /// No allowed action at the current layer (possible only under the peak-memory limit).
   bool dead_end() const;
+  /// Within the peak-memory limit (if any) by the bound the mask uses, for impl b at layer t
+  /// after assign[0 .. t-1]: for searches that do not step the env (graph searches). O(t).
+  bool memory_allows(const int* assign, int t, int b) const;
   int num_actions() const { return problem_.actions(layer_); }
 
   /// Allowed whatever the other choices: usable and within the hard constraints (flat index).

@@ -90,8 +90,8 @@ TEST_CASE("one cost model: every agent's reported cost is predict_latency_ms of 
   CHECK(-ret == doctest::Approx(ex.best_latency_ms).epsilon(1e-12));
 }
 
-TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; episodic agents respect it") {
-  int checked = 0, binding = 0;
+TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; the other agents respect it") {
+  int checked = 0, binding = 0, searched = 0;
   for (uint64_t seed = 0; checked < 60 && seed < 2000; ++seed) {
     Rng r(seed * 7 + 11);
     Lut lut = fanout_dag_lut(seed + 900, 4 + r.below(3), 2 + r.below(3), 2);
@@ -129,10 +129,19 @@ TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; 
       for (const Solution& s : q.solutions) CHECK(predict_memory_bytes(p, s.assignment) <= o.max_memory_bytes);
       if (!q.best.empty()) CHECK(q.best_latency_ms >= want - 1e-9);
     }
+    for (const char* agent : {"dijkstra", "astar", "greedy_penalty"}) {  // may dead-end: then they say so
+      AgentRequest req;
+      SearchResult g;
+      if (!run_agent(agent, env, req, &g).is_ok()) continue;
+      ++searched;
+      CHECK(predict_memory_bytes(p, g.best) <= o.max_memory_bytes);
+      CHECK(g.best_latency_ms >= want - 1e-9);
+    }
     binding += want > free_opt + 1e-9;
     ++checked;
   }
-  MESSAGE("checked " << checked << ", the limit changed the optimum in " << binding);
+  MESSAGE("checked " << checked << ", the limit changed the optimum in " << binding << "; graph / greedy answers " << searched);
   CHECK(checked == 60);
+  CHECK(searched > 30);
   CHECK(binding > 10);
 }
