@@ -152,9 +152,11 @@ double lut_ms_of(const Lut& lut, const ExecStep& s) {
       if (m.name == s.name) return m.latency_ms.median;
     return -1;
   }
-  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::vector<int64_t>> shapes;  // the converted tensor's (a layer's inputs may differ: SE mul)
+  if (s.source >= 0 && size_t(s.source) < lut.layers.size()) shapes.push_back(lut.layers[s.source].out_shape);
   for (int p : l.inputs) shapes.push_back(lut.layers[p].out_shape);
   if (l.inputs.empty() || size_t(s.layer) + 1 == lut.layers.size()) shapes.push_back(l.out_shape);
+  if (s.source >= 0) shapes.resize(1);
   for (const ConverterCosts& cc : lut.converters) {
     if (std::find(shapes.begin(), shapes.end(), cc.shape) == shapes.end()) continue;
     for (const auto& [name, ms] : cc.ms)

@@ -103,7 +103,7 @@ TEST_CASE("the executor inserts exactly the conversions the cost model charges, 
     for (const ExecStep& st : ex->steps())
       if (st.conversion) {
         ++steps[st.layer];
-        ms[st.layer] += converter_ms(lut, lut.layers[lut.layers[st.layer].inputs[0]].out_shape, st.name);
+        ms[st.layer] += converter_ms(lut, lut.layers[st.source].out_shape, st.name);
       }
     int waived = 0;
     for (int t = 1; t < p.n; ++t) {

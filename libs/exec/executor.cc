@@ -163,6 +163,7 @@ class Planner {
       int nv = int(x_.values.size()) - 1;
       // Conversions are native primitives: they run on our worker.
       add_step(std::move(prim), {v}, nv, consumer, true, c.to.threads > 1 ? int(Library::kNative) : -1);
+      info_.back().source = src;
       v = nv;
     }
     // Only the chain's end is shared: a later consumer of an intermediate format runs its own

@@ -57,6 +57,8 @@ struct ExecStep {
   /// A 2-thread step after which its library's cpu1 workers are parked because the next
   /// 2-thread step (cyclically) runs on another library's pool (see release_pool).
   bool parks_pool = false;
+  /// A conversion: the layer whose output it converts (its tensor's shape); -1 otherwise.
+  int source = -1;
 };
 
 class Executor {
