@@ -29,13 +29,13 @@ Status run_random(DeploymentEnv& env, const AgentRequest& req, SearchResult* out
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     env.reset(req.seed);
     double ret = 0;
-    while (!env.done()) {
+    while (!env.done() && !env.dead_end()) {
       int k = 0;
       for (int i = 0; i < env.num_actions(); ++i)
         if (env.allowed(i)) allowed[k++] = i;
       ret += env.step(allowed[rng.below(k)]).reward;
     }
-    log.add(env.assignment(), env.latency_ms());
+    if (env.done()) log.add(env.assignment(), env.latency_ms());  // (a dead end: over the memory limit)
     out->curve.push_back({ep, ret, log.best_latency(), 1.0, env.total_steps() - steps_before});
     if (req.progress && (ep & 63) == 0) req.progress(double(ep) / cfg.episodes);
   }
@@ -57,6 +57,8 @@ Status greedy(DeploymentEnv& env, const AgentRequest& req, bool with_penalty, Se
   env.reset(req.seed);
   int64_t scored = 0;
   while (!env.done()) {
+    if (env.dead_end()) return failed(std::string(with_penalty ? "greedy_penalty" : "greedy") + ": dead end at layer " +
+                                      std::to_string(env.layer()) + " under the peak-memory limit");
     int best = -1;
     double best_cost = kInf;
     for (int a = 0; a < env.num_actions(); ++a) {

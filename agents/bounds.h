@@ -1,7 +1,9 @@
 /// \file
 /// Admissible bounds of the latency objective from the LUT alone, shared by the Q-learning
 /// initialisation and the DQN's features: lb[flat] = the impl's latency + memory term + the
-/// cheapest possible cost of each incoming edge (+ the output edge at the last layer), and
+/// cheapest possible cost of each incoming edge (0 for an edge whose producer feeds an earlier
+/// consumer too: its conversion may already be paid, env/cost.h) (+ the output edge at the
+/// last layer), and
 /// to_go[t] = the sum over layers >= t of their least lb. lb[a] + to_go[t + 1] never exceeds
 /// the true cost of choosing a at layer t and finishing optimally. chain[flat] is a tighter
 /// bound of the cost after choosing a at layer t: a backward dynamic program that charges the
@@ -28,6 +30,7 @@ struct Bounds {
         if (!env.statically_allowed(f)) continue;
         double c = p.impl_ms[f] + env.extra_ms(f) + (t == p.n - 1 ? p.out_ms[a] : 0.0);
         for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {
+          if (p.prev_out[e] >= 0) continue;  // may be shared: at least 0
           double m = kInf;
           for (int ap = 0; ap < p.actions(p.edges[e].producer); ++ap) m = std::min(m, p.edge_cost(p.edges[e], ap, a));
           c += m;
@@ -47,7 +50,7 @@ struct Bounds {
     for (int t = p.n - 2; t >= 0; --t) {
       int e_next = -1;  // the edge t -> t + 1, if any
       for (int e = p.in_begin[t + 1]; e < p.in_begin[t + 2]; ++e)
-        if (p.edges[e].producer == t) e_next = e;
+        if (p.edges[e].producer == t && p.prev_out[e] < 0) e_next = e;  // (a later one may be shared)
       for (int a = 0; a < p.actions(t); ++a) {
         double best = kInf;
         for (int b = 0; b < p.actions(t + 1); ++b) {

@@ -130,12 +130,13 @@ struct Candidates {
   std::vector<int> action;
   std::vector<double> base;
   void clear() { x.clear(), action.clear(), base.clear(); }
-  void add(const CandidateFeatures& F, const std::vector<int>& assign, int t) {
+  // `live`: the env at layer t, whose mask (the peak-memory limit) applies too.
+  void add(const CandidateFeatures& F, const std::vector<int>& assign, int t, const DeploymentEnv* live = nullptr) {
     const Problem& p = F.problem();
     const int row = F.size();
     for (int a = 0; a < p.actions(t); ++a) {
       const double c = F.step_cost(assign, t, a);
-      if (c == kInf) continue;
+      if (c == kInf || (live && !live->allowed(a))) continue;
       x.resize(x.size() + row);
       F.write(assign, t, a, c, x.data() + x.size() - row);
       action.push_back(a);
@@ -246,8 +247,9 @@ double rollout(DeploymentEnv& env, ExcessNet& q, const CandidateFeatures& F, dou
   while (!env.done()) {
     const int t = env.layer();
     cand.clear();
-    cand.add(F, env.assignment(), t);
+    cand.add(F, env.assignment(), t, &env);
     const int n = int(cand.action.size());
+    if (n == 0) return kInf;  // a dead end under the peak-memory limit
     const bool random = eps > 0 && rng.uniform() < eps;
     const int pick = random ? rng.below(n) : argmin(cand, values(q, cand, F.size()), 0, n);
     (*cost)[t] = -env.step(cand.action[pick]).reward;
@@ -280,17 +282,19 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   // never an exploratory episode).
   double greedy_ms = rollout(env, *L.q, F, 0.0, rng, &cost, &explored, nullptr);
   std::vector<int> greedy = env.assignment();
-  log.add(greedy, greedy_ms);
+  if (greedy_ms < kInf) log.add(greedy, greedy_ms);
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const double eps = epsilon_at(cfg, ep);
     L.set_lr(lr_at(cfg, ep));
     const double latency = rollout(env, *L.q, F, eps, rng, &cost, &explored, train);
-    replay.add(env.assignment(), cost, explored);
-    log.add(env.assignment(), latency);
+    if (latency < kInf) {  // kInf: a dead end under the peak-memory limit, nothing to learn from
+      replay.add(env.assignment(), cost, explored);
+      log.add(env.assignment(), latency);
+    }
     CurvePoint pt{ep, -latency, log.best_latency(), eps, 0};
     if ((ep + 1) % cfg.eval_every == 0 || ep + 1 == cfg.episodes) {
       const double g = rollout(env, *L.q, F, 0.0, rng, &cost, &explored, nullptr);
-      log.add(env.assignment(), g);
+      if (g < kInf) log.add(env.assignment(), g);
       if (g < greedy_ms) greedy_ms = g, greedy = env.assignment();
       pt.greedy_ms = greedy_ms;
     }
@@ -302,6 +306,7 @@ Status run_dqn(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   out->states_considered = env.total_steps() - steps_before;
   const double best_seen = log.best_latency();
   log.finish(env.problem(), out);
+  if (!(greedy_ms < kInf)) return failed("dqn: every greedy rollout dead-ended under the peak-memory limit");
   out->best = greedy;
   out->best_latency_ms = greedy_ms;
   out->greedy_answer = true;

@@ -31,10 +31,7 @@ double CandidateFeatures::step_cost(const std::vector<int>& assign, int t, int a
   const Problem& p = env_.problem();
   const int f = p.offset[t] + a;
   if (!env_.statically_allowed(f)) return kInf;
-  double c = p.impl_ms[f] + env_.extra_ms(f);
-  for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) c += p.edge_cost(p.edges[e], assign[p.edges[e].producer], a);
-  if (t == p.n - 1) c += p.out_ms[a];
-  return c;
+  return p.impl_ms[f] + env_.extra_ms(f) + conversion_in_ms(p, assign.data(), t, a);
 }
 
 void CandidateFeatures::write(const std::vector<int>& assign, int t, int a, double step_ms, float* out) const {

@@ -6,11 +6,20 @@
 // completely. Whatever does not reduce is branched on (the node of highest degree, each option
 // in turn) with an admissible lower bound (sum of independent minima), so the result is proven
 // optimal either way. Only the reward's latency (+ optional memory term) is optimised.
+// A conversion shared by several consumers (env/cost.h) is not a cost of one edge: a producer
+// with several consumers gets a hub node whose choice is (its output format f, the set T of
+// formats the executor converts it to), with |T| <= its consumer count. Edge producer-hub:
+// the chains f -> T if the impl outputs f, else +inf; edge hub-consumer: 0 if the consumer
+// reads f or a format in T, else +inf. The optimum over hubs charges each conversion once,
+// exactly the cost model, and the graph stays pairwise, so the reductions still apply (a
+// residual block reduces through its hub). Under a peak-memory limit (not pairwise) the
+// exact agent solves the ILP with the liveness memory model instead (agents/ilp.h).
 #include <algorithm>
 #include <numeric>
 
 #include "agents/builtin.h"
 #include "agents/config.h"
+#include "agents/ilp.h"
 
 namespace lw {
 namespace {
@@ -190,6 +199,56 @@ struct Solver {
   }
 };
 
+// The hub of producer j (see the top of the file): its choices and the cost of each for every impl of j.
+void add_hub(const Problem& p, int j, PGraph& g) {
+  const int F = p.n_formats, k = p.fanout(j);
+  std::vector<int> targets;  // formats some consumer may read
+  for (int q = p.out_begin[j]; q < p.out_begin[j + 1]; ++q) {
+    const int c = p.edges[p.out_edge[q]].consumer;
+    for (int b = 0; b < p.actions(c); ++b) {
+      const ImplFields& x = p.fields[p.offset[c] + b];
+      if (p.usable[p.offset[c] + b] && !x.fused_consumer &&
+          std::find(targets.begin(), targets.end(), x.in_format) == targets.end())
+        targets.push_back(x.in_format);
+    }
+  }
+  struct Choice {
+    int f;
+    uint64_t set;  // target formats as bits
+    bool fused;    // a fused producer feeding fused consumers in f (a cost model case, 0 or +inf)
+  };
+  std::vector<Choice> choice;
+  for (int f = 0; f < F; ++f) {
+    choice.push_back({f, 0, true});
+    for (uint64_t m = 0; m < (uint64_t(1) << targets.size()); ++m) {
+      uint64_t set = 0;
+      bool ok = __builtin_popcountll(m) <= k;
+      for (size_t i = 0; ok && i < targets.size(); ++i)
+        if (m >> i & 1) ok = targets[i] != f && p.conv(j, f, targets[i]) < kInf, set |= uint64_t(1) << targets[i];
+      if (ok) choice.push_back({f, set, false});
+    }
+  }
+  const int h = int(g.cost.size());
+  g.cost.push_back(std::vector<double>(choice.size(), 0.0));
+  g.alive.push_back(1);
+  g.adj.emplace_back();
+  g.add_to_edge(j, h, [&](int a, int x) {
+    const ImplFields& o = p.fields[p.offset[j] + a];
+    if (o.fused_producer != choice[x].fused || o.out_format != choice[x].f) return kInf;
+    double c = 0;
+    for (int t = 0; t < F; ++t)
+      if (choice[x].set >> t & 1) c += p.conv(j, o.out_format, t);
+    return c;
+  });
+  for (int q = p.out_begin[j]; q < p.out_begin[j + 1]; ++q)
+    g.add_to_edge(h, p.edges[p.out_edge[q]].consumer, [&](int x, int b) {
+      const ImplFields& i = p.fields[p.offset[p.edges[p.out_edge[q]].consumer] + b];
+      if (choice[x].fused) return i.fused_consumer && i.in_format == choice[x].f ? 0.0 : kInf;
+      const bool reads = i.in_format == choice[x].f || (choice[x].set >> i.in_format & 1);
+      return !i.fused_consumer && reads ? 0.0 : kInf;
+    });
+}
+
 PGraph build_graph(const DeploymentEnv& env) {
   const Problem& p = env.problem();
   PGraph g;
@@ -204,10 +263,29 @@ PGraph build_graph(const DeploymentEnv& env) {
       g.cost[t].push_back(c);
     }
   for (const auto& e : p.edges) {
-    if (e.producer == e.consumer) continue;
+    if (e.producer == e.consumer || p.fanout(e.producer) > 1) continue;
     g.add_to_edge(e.producer, e.consumer, [&](int a, int b) { return p.edge_cost(e, a, b); });
   }
+  for (int j = 0; j < p.n; ++j)
+    if (p.fanout(j) > 1) add_hub(p, j, g);
   return g;
+}
+
+// Under a peak-memory limit: the ILP with the liveness model (what the env masks and the filter checks).
+Status exact_by_ilp(const DeploymentEnv& env, SearchResult* out) {
+  IlpOptions o;  // (solve_ilp applies the env's peak-memory limit)
+  o.memory_model = MemoryModel::kPeak;
+  IlpSolution s;
+  LW_RETURN_IF_ERROR(solve_ilp(env, o, &s));
+  SolutionLog log(true);
+  log.add(s.assignment, predict_latency_ms(env.problem(), s.assignment));
+  log.finish(env.problem(), out);
+  out->states_considered = s.variables;
+  out->proven_optimal = s.proven_optimal;
+  if (s.proven_optimal) out->lower_bound_ms = out->best_latency_ms;
+  out->note = std::string(s.proven_optimal ? "optimal" : "NOT proven optimal (CBC time limit)") +
+              " under the peak-memory limit: ILP (liveness model), " + std::to_string(s.nodes) + " CBC nodes";
+  return Status::ok();
 }
 
 }  // namespace
@@ -216,12 +294,15 @@ Status run_exact(DeploymentEnv& env, const AgentRequest& req, SearchResult* out)
   JsonReader r = agent_config("exact", req.config_json);
   LW_RETURN_IF_ERROR(r.finish());
   out->config_json = r.resolved().dump();
+  if (env.memory_limited()) return exact_by_ilp(env, out);
   const Problem& p = env.problem();
-  std::vector<int> sizes(p.n);
-  for (int t = 0; t < p.n; ++t) sizes[t] = p.actions(t);
+  PGraph g = build_graph(env);
+  std::vector<int> sizes(g.cost.size());
+  for (size_t u = 0; u < g.cost.size(); ++u) sizes[u] = g.size(int(u));
   Solver s;
-  std::vector<int> sol(p.n, 0);
-  const double best = s.solve(build_graph(env), kInf, &sol, sizes);
+  std::vector<int> sol(g.cost.size(), 0);
+  const double best = s.solve(std::move(g), kInf, &sol, sizes);
+  sol.resize(p.n);  // (the hubs' choices follow from the layers')
   out->states_considered = s.entries;
   if (best == kInf) return failed("exact: no deployment of finite cost exists");
   SolutionLog log(true);

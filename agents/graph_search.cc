@@ -2,7 +2,8 @@
 // the paper's heuristic, the cheapest cost two steps ahead. As in the paper each state is
 // visited once with the first (cheapest) path that reaches it. On a chain that is the exact
 // shortest path; on a DAG the cost of a skip edge depends on the whole path, so the result
-// is a heuristic (the exact agent gives the optimum).
+// is a heuristic (the exact agent gives the optimum). Under a peak-memory limit a successor
+// is dropped when even the leanest completion of its path would exceed it (the env's mask).
 #include <algorithm>
 #include <queue>
 
@@ -47,10 +48,8 @@ Status graph_search(DeploymentEnv& env, const AgentRequest& req, bool astar, Sea
   // Cost of putting impl b at layer t after the path in `path` (layers < t filled).
   auto cost = [&](int t, int b) {
     const int f = p.offset[t] + b;
-    if (!env.statically_allowed(f)) return kInf;
-    double c = p.impl_ms[f] + env.extra_ms(f);
-    for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) c += p.edge_cost(p.edges[e], path[p.edges[e].producer], b);
-    return t == n - 1 ? c + p.out_ms[b] : c;
+    if (!env.statically_allowed(f) || !env.memory_allows(path.data(), t, b)) return kInf;
+    return p.impl_ms[f] + env.extra_ms(f) + conversion_in_ms(p, path.data(), t, b);
   };
   auto push = [&](int t, int b, double g0, int from) {
     const double c = cost(t, b);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "CbcModel.hpp"
 #include "CoinPackedMatrix.hpp"
@@ -37,18 +38,50 @@ struct Model {
   }
 };
 
-// Groups the impls of one side of an edge by identical cost row (producer) or column (consumer).
-std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer, int* count) {
+// Groups the impls of one side of an edge by format and identical cost row (producer) or
+// column (consumer): a class has one format, so its conversions are one (producer, from, to).
+std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer, int* count, std::vector<int>* format) {
   const int np = p.actions(e.producer), nc = p.actions(e.consumer);
   std::map<std::vector<double>, int> ids;
   std::vector<int> cls(producer ? np : nc);
+  format->clear();
   for (int i = 0; i < int(cls.size()); ++i) {
-    std::vector<double> sig(producer ? nc : np);
-    for (int j = 0; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j) : p.edge_cost(e, j, i);
-    cls[i] = ids.emplace(sig, int(ids.size())).first->second;
+    const ImplFields& x = p.fields[p.offset[producer ? e.producer : e.consumer] + i];
+    std::vector<double> sig(1 + (producer ? nc : np));
+    sig[0] = producer ? x.out_format : x.in_format;
+    for (int j = 1; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j - 1) : p.edge_cost(e, j - 1, i);
+    auto [it, fresh] = ids.emplace(sig, int(ids.size()));
+    if (fresh) format->push_back(int(sig[0]));
+    cls[i] = it->second;
   }
   *count = int(ids.size());
   return cls;
+}
+
+// predict_memory_bytes as a linear expression: weights + W + A with W >= the workspace of every
+// layer's choice and A >= the live output bytes at every step (both minimal at the optimum of
+// any budget row, so the expression equals the liveness model on one-hot choices).
+void add_peak_memory(const Problem& p, Model* m, CoinPackedVector* memory) {
+  const int W = m->add_col(0, 0, COIN_DBL_MAX, false), A = m->add_col(0, 0, COIN_DBL_MAX, false);
+  memory->insert(W, 1.0);
+  memory->insert(A, 1.0);
+  for (int t = 0; t < p.n; ++t) {
+    CoinPackedVector ws, live;
+    ws.insert(W, 1.0);
+    live.insert(A, 1.0);
+    for (int j = 0; j <= t; ++j) {
+      const bool alive = p.last_use[j] >= t;
+      for (int a = 0; a < p.actions(j); ++a) {
+        const int f = p.offset[j] + a, col = m->x[f];
+        if (col < 0) continue;
+        if (j == t) memory->insert(col, double(p.weights[f]) / kMemUnit);
+        if (j == t) ws.insert(col, -double(p.workspace[f]) / kMemUnit);
+        if (alive) live.insert(col, -double(p.output[f]) / kMemUnit);
+      }
+    }
+    m->add_row(ws, 0, COIN_DBL_MAX);
+    m->add_row(live, 0, COIN_DBL_MAX);
+  }
 }
 
 // Builds columns and rows; returns the latency and memory expressions as sparse vectors.
@@ -70,9 +103,14 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
     }
     m->add_row(one, 1, 1);
   }
+  // A conversion (producer, from, to) is run once for all consumers (env/cost.h): its cost is on
+  // one variable w >= the edge variables of every edge that needs it.
+  std::map<std::tuple<int, int, int>, int> w;
   for (const auto& e : p.edges) {
     int kp = 0, kc = 0;
-    const auto cp = classes(p, e, true, &kp), cc = classes(p, e, false, &kc);
+    std::vector<int> fp, fc;
+    const auto cp = classes(p, e, true, &kp, &fp), cc = classes(p, e, false, &kc, &fc);
+    std::map<int, CoinPackedVector> need;  // w column -> its row for this edge: w - sum y >= 0
     std::vector<CoinPackedVector> row_p(kp), col_c(kc);  // marginal rows: sum_l y[k][l] - sum_{a in k} x = 0
     for (int a = 0; a < p.actions(e.producer); ++a)
       if (m->x[p.offset[e.producer] + a] >= 0) row_p[cp[a]].insert(m->x[p.offset[e.producer] + a], -1.0);
@@ -88,12 +126,22 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
         const int y = m->add_col(0, 0, 1, false);
         row_p[k].insert(y, 1.0);
         col_c[l].insert(y, 1.0);
-        if (c != 0) latency->insert(y, c);
+        if (c == 0) continue;
+        auto [it, fresh] = w.try_emplace({e.producer, fp[k], fc[l]}, -1);
+        if (fresh) {
+          it->second = m->add_col(0, 0, 1, false);
+          latency->insert(it->second, c);
+        }
+        auto& r = need[it->second];
+        if (r.getNumElements() == 0) r.insert(it->second, 1.0);
+        r.insert(y, -1.0);
       }
     for (auto& r : row_p) m->add_row(r, 0, 0);
     for (auto& r : col_c) m->add_row(r, 0, 0);
+    for (auto& [col, r] : need) m->add_row(r, 0, COIN_DBL_MAX);
   }
   *z = -1;
+  if (o.memory_model == MemoryModel::kPeak) add_peak_memory(p, m, memory);
   if (o.memory_model == MemoryModel::kLayerByLayer) {  // z >= memory of every layer's choice
     *z = m->add_col(0, 0, COIN_DBL_MAX, false);
     memory->insert(*z, 1.0);
@@ -121,6 +169,12 @@ Status solve_ilp(const DeploymentEnv& env, const IlpOptions& o, IlpSolution* out
   if (min_latency && o.memory_budget_bytes > 0)
     m.add_row(memory, -COIN_DBL_MAX, (double(o.memory_budget_bytes) + kBudgetHalfByte) / kMemUnit);
   if (!min_latency && o.latency_budget_ms > 0) m.add_row(latency, -COIN_DBL_MAX, o.latency_budget_ms + 1e-9);
+  const int64_t peak_limit = env.options().max_memory_bytes;  // the env's constraint holds in every solve
+  if (peak_limit > 0) {
+    CoinPackedVector peak;
+    add_peak_memory(p, &m, &peak);
+    m.add_row(peak, -COIN_DBL_MAX, (double(peak_limit) + kBudgetHalfByte) / kMemUnit);
+  }
   m.rows.setDimensions(int(m.row_lo.size()), int(m.obj.size()));
 
   OsiClpSolverInterface si;
@@ -147,7 +201,8 @@ Status solve_ilp(const DeploymentEnv& env, const IlpOptions& o, IlpSolution* out
   out->proven_optimal = model.isProvenOptimal();
   out->latency_ms = predict_latency_ms(p, out->assignment);
   out->memory_bytes = linear_memory_bytes(p, out->assignment, o.memory_model);
-  if (min_latency && o.memory_budget_bytes > 0 && out->memory_bytes > o.memory_budget_bytes)
+  if ((min_latency && o.memory_budget_bytes > 0 && out->memory_bytes > o.memory_budget_bytes) ||
+      (peak_limit > 0 && predict_memory_bytes(p, out->assignment) > peak_limit))
     return failed("ilp: CBC returned a solution over the memory budget (numerical tolerance)");
   return Status::ok();
 }
@@ -186,7 +241,7 @@ Status ilp_pareto(const DeploymentEnv& env, MemoryModel model, int points, std::
 namespace {
 constexpr int kDefaultSweepPoints = 0;
 struct IlpAgentConfig {
-  std::string memory_model = "whole_network";  // whole_network (TASO eq. 13) or layer_by_layer (eq. 15)
+  std::string memory_model = "whole_network";  // whole_network (TASO eq. 13), layer_by_layer (eq. 15) or peak (liveness)
   double memory_budget_bytes = 0;              // minimum latency under this memory budget (0 = none)
   double latency_budget_ms = 0;                // > 0: minimum memory under this latency budget instead
   int sweep_points = kDefaultSweepPoints;      // > 1: Pareto sweep of the memory budget, one solve per point
@@ -205,7 +260,7 @@ Status run_ilp(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
   LW_RETURN_IF_ERROR(r.finish());
   out->config_json = r.resolved().dump();
   auto model = parse_memory_model(cfg.memory_model);
-  if (!model) return parse_error("ilp config: /memory_model: expected whole_network or layer_by_layer");
+  if (!model) return parse_error("ilp config: /memory_model: expected whole_network, layer_by_layer or peak");
   const Problem& p = env.problem();
   std::vector<IlpSolution> sols;
   if (cfg.sweep_points > 1) {

@@ -2,7 +2,9 @@
 /// The TASO-style ILP (paper 000) solved with COIN-OR CBC: one binary per (layer, impl), one
 /// continuous variable per (edge, producer format class, consumer format class) with the
 /// edge's marginals tied to the binaries (exact for one-hot choices, and a tight relaxation),
-/// conversion costs on those. Objectives: minimum latency under a memory budget, minimum
+/// and one per conversion (producer, from, to) >= every edge variable that needs it, which
+/// carries its cost once (the executor shares it among consumers, env/cost.h). The env's
+/// peak-memory limit (EnvOptions::max_memory_bytes) is a row of every solve. Objectives: minimum latency under a memory budget, minimum
 /// memory under a latency budget; sweeping the memory budget gives a Pareto front. Memory is
 /// one of the linear models of env/memory_model.inc (TASO eq. 13 or eq. 15), not the
 /// liveness peak of env/cost.h, which is not linear in the choices.

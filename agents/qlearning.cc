@@ -127,7 +127,7 @@ class QTable {
       // With the frontier state the env's mask is a function of the state; with the previous
       // impl it is not (other producers), so only what the previous layer forbids is -inf.
       bool ok = env_.statically_allowed(f);
-      if (cfg_.state == "frontier") ok = ok && env_.allowed(a);
+      if (cfg_.state == "frontier") ok = ok && env_.edge_allowed(a);
       for (int e = p.in_begin[t]; ok && cfg_.state == "previous" && e < p.in_begin[t + 1]; ++e)
         if (p.edges[e].producer == t - 1) ok = p.edge_cost(p.edges[e], env_.assignment()[t - 1], a) < kInf;
       q_.push_back(!ok ? -kInf : cfg_.init == "zero" ? 0.0 : -(bounds_.lb[f] + bounds_.chain[f]));
@@ -164,7 +164,7 @@ double rollout(DeploymentEnv& env, QTable& Q, double eps, Rng& rng, std::vector<
       if (mask[i]) allowed[k++] = i;
     if (k == 0) {
       *dead = true;
-      episode[t - 1].reward = -kInf;
+      if (t > 0) episode[t - 1].reward = -kInf;
       for (int u = t; u < p.n; ++u) episode[u].row = -1;
       break;
     }
@@ -205,7 +205,8 @@ Status run_qlearning(DeploymentEnv& env, const AgentRequest& req, SearchResult* 
   if (cfg.init == "bound")
     for (size_t f = 0; f < p.usable.size(); ++f) bound_reads += env.statically_allowed(int(f));
   // Sound only when the key is Markov (the previous impl aliases states whose futures differ).
-  const bool certifiable = cfg.init == "bound" && cfg.gamma == 1.0 && cfg.state == "frontier";
+  // Under a peak-memory limit the mask depends on more than the frontier: no certificate.
+  const bool certifiable = cfg.init == "bound" && cfg.gamma == 1.0 && cfg.state == "frontier" && !env.memory_limited();
 
   // Q update along one stored episode, last step first so the end reward reaches the start at once.
   auto learn = [&](const Transition* tr) {

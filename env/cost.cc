@@ -1,9 +1,6 @@
 #include "env/cost.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
-#include <tuple>
 
 namespace lw {
 
@@ -37,13 +34,25 @@ int16_t intern(std::vector<std::string>& vocab, const std::string& s) {
 // Conversion cost between two impls on one edge, per the LUT contract (see cost.h).
 // `residual`: the edge brings an add's earlier operand, which a conv absorbing the add reads
 // (converted into its output format) rather than absorbs.
-double pair_cost(const Impl& P, const Impl& C, const std::map<std::tuple<int, int, int, int>, double>& conv, int prod,
-                 int cons, bool residual) {
+double pair_cost(const Problem& p, const Impl& P, const Impl& C, int prod, bool residual) {
   if (P.fused_activation) return C.is_fused_consumer() && P.out_format == C.in_format ? 0.0 : kInf;
   if (C.is_fused_consumer() && !residual) return kInf;
-  if (P.out_format == C.in_format) return 0.0;
-  auto it = conv.find({prod, cons, P.out_format, C.in_format});
-  return it == conv.end() ? kInf : it->second;
+  return p.conv(prod, P.out_format, C.in_format);
+}
+
+// One chain cost per (producer, from, to), whichever consumer the record was measured for.
+void fill_conversions(const Lut& lut, Problem* p) {
+  const int F = p->n_formats;
+  p->conv_ms.assign(size_t(p->n) * F * F, kInf);
+  for (int j = 0; j < p->n; ++j)
+    for (int f = 0; f < F; ++f) p->conv_ms[(size_t(j) * F + f) * F + f] = 0.0;
+  for (const Conversion& c : lut.conversions) {
+    if (c.producer < 0 || c.producer >= p->n || c.from_format == c.to_format || c.from_format < 0 || c.to_format < 0 ||
+        c.from_format >= F || c.to_format >= F)
+      continue;
+    double& slot = p->conv_ms[(size_t(c.producer) * F + c.from_format) * F + c.to_format];
+    slot = std::min(slot, c.chain_ms);
+  }
 }
 
 void fill_impls(const Lut& lut, Problem* p) {
@@ -80,15 +89,11 @@ void fill_impls(const Lut& lut, Problem* p) {
 }
 
 void fill_edges(const Lut& lut, Problem* p) {
-  std::map<std::tuple<int, int, int, int>, double> conv;
-  for (const Conversion& c : lut.conversions) {
-    auto key = std::make_tuple(c.producer, c.consumer, c.from_format, c.to_format);
-    auto it = conv.find(key);
-    if (it == conv.end() || c.chain_ms < it->second) conv[key] = c.chain_ms;
-  }
+  fill_conversions(lut, p);
   p->last_use.resize(p->n);
   for (int i = 0; i < p->n; ++i) p->last_use[i] = i;
   p->in_begin.assign(1, 0);
+  std::vector<int> last_out(p->n, -1);
   for (int c = 0; c < p->n; ++c) {
     const std::vector<int>& ins = lut.layers[c].inputs;
     for (int prod : ins) {
@@ -99,21 +104,23 @@ void fill_edges(const Lut& lut, Problem* p) {
       const bool residual = lut.layers[c].kind == LayerKind::kAdd && ins.size() == 2 && ins[0] != ins[1] &&
                             prod == std::min(ins[0], ins[1]);
       for (const Impl& P : lut.layers[prod].impls)
-        for (const Impl& C : lut.layers[c].impls) p->edge_ms.push_back(pair_cost(P, C, conv, prod, c, residual));
+        for (const Impl& C : lut.layers[c].impls) p->edge_ms.push_back(pair_cost(*p, P, C, prod, residual));
+      p->prev_out.push_back(last_out[prod]);
+      last_out[prod] = int(p->edges.size());
       p->edges.push_back(e);
     }
     p->in_begin.push_back(int(p->edges.size()));
   }
+  p->out_begin.assign(p->n + 1, 0);
+  for (const auto& e : p->edges) ++p->out_begin[e.producer + 1];
+  for (int j = 0; j < p->n; ++j) p->out_begin[j + 1] += p->out_begin[j];
+  p->out_edge.assign(p->edges.size(), 0);
+  std::vector<int> fill(p->out_begin.begin(), p->out_begin.end() - 1);
+  for (int e = 0; e < int(p->edges.size()); ++e) p->out_edge[fill[p->edges[e].producer]++] = e;
   const int last = p->n - 1;
-  for (const Impl& P : lut.layers[last].impls) {
-    double cost = kInf;
-    if (!P.fused_activation) {
-      if (P.out_format == lut.output_format) cost = 0;
-      auto it = conv.find({last, -1, P.out_format, lut.output_format});
-      if (cost != 0 && it != conv.end()) cost = it->second;
-    }
-    p->out_ms.push_back(cost);
-  }
+  const double io = lut.runtime.input_copy_ms + lut.runtime.output_copy_ms;  // every deployment pays them
+  for (const Impl& P : lut.layers[last].impls)
+    p->out_ms.push_back(P.fused_activation ? kInf : p->conv(last, P.out_format, lut.output_format) + io);
 }
 
 // Arc consistency: drop impls that cannot take part in any finite assignment of one edge, until
@@ -169,27 +176,29 @@ Status compile_problem(const Lut& lut, Problem* out) {
   return Status::ok();
 }
 
-double predict_latency_ms(const Problem& p, const std::vector<int>& a) {
-  if (int(a.size()) != p.n) return kInf;
-  double total = 0;
-  for (int i = 0; i < p.n; ++i) {
-    if (a[i] < 0 || a[i] >= p.actions(i)) return kInf;
-    total += p.impl_ms[p.offset[i] + a[i]];
+double conversion_in_ms(const Problem& p, const int* a, int t, int b) {
+  double total = t == p.n - 1 ? p.out_ms[b] : 0.0;
+  const int target = p.fields[p.offset[t] + b].in_format;
+  for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {
+    const Problem::Edge& edge = p.edges[e];
+    const double c = p.edge_cost(edge, a[edge.producer], b);
+    if (c == 0) continue;
+    bool paid = false;  // the executor already converted this producer to `target`
+    for (int q = p.prev_out[e]; q >= 0 && !paid && c < kInf; q = p.prev_out[q]) {
+      const int cons = p.edges[q].consumer, bq = cons == t ? b : a[cons];
+      paid = p.fields[p.offset[cons] + bq].in_format == target && p.edge_cost(p.edges[q], a[edge.producer], bq) > 0;
+    }
+    if (!paid) total += c;
   }
-  for (const auto& e : p.edges) total += p.edge_cost(e, a[e.producer], a[e.consumer]);
-  return total + p.out_ms[a[p.n - 1]];
+  return total;
 }
 
-double predict_executed_latency_ms(const Problem& p, const std::vector<int>& a) {
-  double total = predict_latency_ms(p, a);
-  if (!(total < kInf)) return total;
-  std::set<std::pair<int, int>> converted;  // (producer, target format) already paid for
-  for (const auto& e : p.edges) {
-    double c = p.edge_cost(e, a[e.producer], a[e.consumer]);
-    if (c <= 0) continue;
-    int target = p.fields[p.offset[e.consumer] + a[e.consumer]].in_format;
-    if (!converted.insert({e.producer, target}).second) total -= c;
-  }
+double predict_latency_ms(const Problem& p, const std::vector<int>& a) {
+  if (int(a.size()) != p.n) return kInf;
+  for (int i = 0; i < p.n; ++i)
+    if (a[i] < 0 || a[i] >= p.actions(i)) return kInf;
+  double total = 0;
+  for (int i = 0; i < p.n; ++i) total += p.impl_ms[p.offset[i] + a[i]] + conversion_in_ms(p, a.data(), i, a[i]);
   return total;
 }
 
@@ -210,6 +219,7 @@ int64_t predict_memory_bytes(const Problem& p, const std::vector<int>& a) {
 }
 
 int64_t linear_memory_bytes(const Problem& p, const std::vector<int>& a, MemoryModel model) {
+  if (model == MemoryModel::kPeak) return predict_memory_bytes(p, a);
   int64_t sum = 0, mx = 0;
   for (int i = 0; i < p.n; ++i) {
     const int64_t m = impl_memory_bytes(p, p.offset[i] + a[i]);

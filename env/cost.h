@@ -4,13 +4,19 @@
 /// and for every DAG edge a dense [producer impl x consumer impl] conversion-cost table.
 /// Every agent sees costs only through this (and through env/env.h on top of it).
 ///
-/// Latency model: sum of the chosen impls' median latency + the conversion cost of every
-/// edge (p -> c) given the two chosen impls + the output edge (last layer -> Lut::output_format).
-/// Edge cost: 0 when P.out_format == C.in_format, else the conversion record's chain_ms,
-/// else +inf. Runtime fusion: a fused producer (fused_activation) may feed only a "fused"
-/// consumer and a "fused" consumer may follow only a fused producer, in the same format;
-/// except on an absorbed add's residual edge (its earlier input), which costs the
-/// conversion into the add's (= the absorbing conv's output) format like any edge.
+/// Latency model (ONE model for every agent, solver, prediction and breakdown): the sum of the
+/// chosen impls' median latency + the conversions the executor runs + the output edge (last
+/// layer -> Lut::output_format, plus the executor's input and output copies, Lut::runtime).
+/// The executor converts a producer's output once per target format and shares it among every consumer that reads that format (libs/exec/executor.cc),
+/// so a conversion (producer, from, to) is charged once however many consumers need it, to the
+/// first consumer in layer order (where the executor inserts it). Edge cost: 0 when
+/// P.out_format == C.in_format, else the chain cost of (producer, from, to), else +inf; the
+/// LUT's records for one producer agree (a chain depends on the producer's tensor only); where
+/// hand-made records disagree the cheapest is taken. Runtime fusion: a fused producer
+/// (fused_activation) may feed only a "fused" consumer and a "fused" consumer may follow only a
+/// fused producer, in the same format; except on an absorbed add's residual edge (its earlier
+/// input), which costs the conversion into the add's (= the absorbing conv's output) format
+/// like any edge.
 ///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
@@ -68,7 +74,12 @@ struct Problem {
   std::vector<Edge> edges;   // grouped by consumer, in layer order
   std::vector<int> in_begin;  // edges into layer i: [in_begin[i], in_begin[i + 1])
   std::vector<double> edge_ms;
-  std::vector<double> out_ms;  // per impl of the last layer: cost of delivering Lut::output_format
+  std::vector<double> out_ms;  // per impl of the last layer: delivering Lut::output_format + Lut::runtime copies
+  /// Chain cost per (producer, from format, to format): conv_ms[(layer * F + from) * F + to],
+  /// F = n_formats; 0 on the diagonal, +inf where no chain exists.
+  std::vector<double> conv_ms;
+  std::vector<int> prev_out;           // per edge: the previous edge with the same producer, -1 if first
+  std::vector<int> out_begin, out_edge;  // edges out of layer j: out_edge[out_begin[j] .. out_begin[j + 1])
   std::vector<int> last_use;   // last layer that reads layer i's output (i itself if none)
 
   std::vector<int> kind, depth;  // per layer: LayerKind as int, depth from the LUT
@@ -81,20 +92,23 @@ struct Problem {
   double edge_cost(const Edge& e, int a_p, int a_c) const {
     return edge_ms[e.table + int64_t(a_p) * actions(e.consumer) + a_c];
   }
+  double conv(int layer, int from, int to) const { return conv_ms[(int64_t(layer) * n_formats + from) * n_formats + to]; }
+  int fanout(int layer) const { return out_begin[layer + 1] - out_begin[layer]; }
 };
 
 /// Builds the tables. Fails (naming the layer) when no assignment of finite latency exists.
 Status compile_problem(const Lut& lut, Problem* out);
 
-/// `assignment[i]` is the impl index within layer i. +inf when it uses an unusable impl or
-/// an impossible edge.
+/// Conversions charged at layer t for impl b (incoming edges, + the output edge at the last
+/// layer), given assign[j] for every layer j < t: an edge pays its chain unless an earlier
+/// consumer of the same producer (or an earlier input of t itself) already needed that
+/// target format. The incremental form of predict_latency_ms: every agent's step cost, the
+/// bounds and the replay's per-layer breakdown use it, so they all sum to the same total.
+double conversion_in_ms(const Problem& p, const int* assign, int t, int b);
+/// THE latency of a complete assignment (`assignment[i]` is the impl index within layer i):
+/// sum over t of impl_ms + conversion_in_ms. +inf when it uses an unusable impl or an
+/// impossible edge.
 double predict_latency_ms(const Problem& p, const std::vector<int>& assignment);
-/// The latency the executor will take: like predict_latency_ms, but a conversion that
-/// several consumers need (same producer, same target format: a residual block's output
-/// going to the next conv and to the add) is charged once, as the executor runs its chain
-/// once. Not decomposable over edges, so the search objective stays the per-edge upper
-/// bound above; predictions of a chosen deployment (replay, bench) use this.
-double predict_executed_latency_ms(const Problem& p, const std::vector<int>& assignment);
 int64_t predict_memory_bytes(const Problem& p, const std::vector<int>& assignment);
 int64_t linear_memory_bytes(const Problem& p, const std::vector<int>& assignment, MemoryModel model);
 /// The per-layer memory term of the linear models: weights + workspace + output of one impl.

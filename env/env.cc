@@ -18,7 +18,9 @@ DeploymentEnv::DeploymentEnv(const Problem& problem, EnvOptions options) : probl
     extra_ms_[f] = options_.memory_weight_ms_per_mib * double(mem) / kBytesPerMiB;
     if (options_.max_layer_memory_bytes > 0 && mem > options_.max_layer_memory_bytes) constraint_ok_[f] = 0;
   }
+  LW_CHECK(problem_.n_formats <= 64);  // the frontier keeps converted formats as a 64-bit set
   build_frontier_tables();
+  build_memory_tables();
   assign_.assign(problem_.n, -1);
   mask_.reserve(problem_.max_actions);
   obs_size_ = kNumLayerKinds + 2 + int(problem_.libraries.size()) + int(problem_.algorithms.size()) + kNumDTypes +
@@ -48,10 +50,79 @@ void DeploymentEnv::build_frontier_tables() {
   }
 }
 
+void DeploymentEnv::build_memory_tables() {
+  const Problem& p = problem_;
+  freed_at_.assign(1, 0);
+  for (int t = 0; t < p.n; ++t) {
+    for (int j = 0; j <= t; ++j)
+      if (p.last_use[j] == t) freed_.push_back(j);
+    freed_at_.push_back(int(freed_.size()));
+  }
+  rest_weights_.assign(p.n + 1, 0);
+  rest_workspace_.assign(p.n + 1, 0);
+  for (int t = p.n - 1; t >= 0; --t) {
+    int64_t w = INT64_MAX, ws = INT64_MAX;
+    for (int f = p.offset[t]; f < p.offset[t + 1]; ++f)
+      if (statically_allowed(f)) w = std::min(w, p.weights[f]), ws = std::min(ws, p.workspace[f]);
+    if (w == INT64_MAX) w = ws = 0;  // (compile_problem refuses a layer without a usable impl)
+    rest_weights_[t] = rest_weights_[t + 1] + w;
+    rest_workspace_[t] = std::max(rest_workspace_[t + 1], ws);
+  }
+}
+
+// Least peak memory of any completion after choosing `flat` at the current layer: every
+// term of predict_memory_bytes can only grow from here.
+int64_t DeploymentEnv::memory_bound(int flat) const {
+  const Problem& p = problem_;
+  return weights_ + p.weights[flat] + rest_weights_[layer_ + 1] +
+         std::max({workspace_, p.workspace[flat], rest_workspace_[layer_ + 1]}) +
+         std::max(peak_, live_bytes_ + p.output[flat]);
+}
+
+// predict_memory_bytes, one step at a time.
+void DeploymentEnv::account_memory(int flat) {
+  const Problem& p = problem_;
+  weights_ += p.weights[flat];
+  workspace_ = std::max(workspace_, p.workspace[flat]);
+  live_bytes_ += p.output[flat];
+  peak_ = std::max(peak_, live_bytes_);
+  if (layer_ < p.n - 1)  // the network output stays live to the end
+    for (int k = freed_at_[layer_]; k < freed_at_[layer_ + 1]; ++k) {
+      const int j = freed_[k];
+      live_bytes_ -= p.output[p.offset[j] + (j == layer_ ? flat - p.offset[j] : assign_[j])];
+    }
+}
+
+bool DeploymentEnv::memory_allows(const int* assign, int t, int b) const {
+  if (options_.max_memory_bytes <= 0) return true;
+  const Problem& p = problem_;
+  int64_t weights = 0, workspace = 0, live = 0, peak = 0;
+  for (int i = 0; i < t; ++i) {  // account_memory's steps
+    const int f = p.offset[i] + assign[i];
+    weights += p.weights[f];
+    workspace = std::max(workspace, p.workspace[f]);
+    live += p.output[f];
+    peak = std::max(peak, live);
+    for (int k = freed_at_[i]; k < freed_at_[i + 1]; ++k) live -= p.output[p.offset[freed_[k]] + assign[freed_[k]]];
+  }
+  const int f = p.offset[t] + b;
+  const int64_t bound = weights + p.weights[f] + rest_weights_[t + 1] +
+                        std::max({workspace, p.workspace[f], rest_workspace_[t + 1]}) + std::max(peak, live + p.output[f]);
+  return bound <= options_.max_memory_bytes;
+}
+
+bool DeploymentEnv::dead_end() const {
+  if (done()) return false;
+  for (uint8_t m : mask_)
+    if (m) return false;
+  return true;
+}
+
 Observation DeploymentEnv::reset(uint64_t /*seed*/) {
   std::fill(assign_.begin(), assign_.end(), -1);
   layer_ = 0;
   latency_ = 0;
+  weights_ = workspace_ = live_bytes_ = peak_ = 0;
   update_mask();
   return observe();
 }
@@ -59,13 +130,7 @@ Observation DeploymentEnv::reset(uint64_t /*seed*/) {
 double DeploymentEnv::step_cost(int a) const {
   const Problem& p = problem_;
   const int f = p.offset[layer_] + a;
-  double cost = p.impl_ms[f] + extra_ms_[f];
-  for (int e = p.in_begin[layer_]; e < p.in_begin[layer_ + 1]; ++e) {
-    const auto& edge = p.edges[e];
-    cost += p.edge_cost(edge, assign_[edge.producer], a);
-  }
-  if (layer_ == p.n - 1) cost += p.out_ms[a];
-  return cost;
+  return p.impl_ms[f] + extra_ms_[f] + conversion_in_ms(p, assign_.data(), layer_, a);
 }
 
 StepResult DeploymentEnv::step(int action) {
@@ -76,6 +141,7 @@ StepResult DeploymentEnv::step(int action) {
   r.info.latency_ms = cost - extra_ms_[f];
   r.reward = -cost;
   latency_ += r.info.latency_ms;
+  account_memory(f);
   assign_[layer_] = action;
   ++layer_;
   ++steps_;
@@ -89,6 +155,7 @@ void DeploymentEnv::update_mask() {
   const Problem& p = problem_;
   const int n = p.actions(layer_), base = p.offset[layer_];
   mask_.resize(n);
+  edge_mask_.resize(n);
   for (int a = 0; a < n; ++a) {
     bool ok = p.usable[base + a] && constraint_ok_[base + a];
     for (int e = p.in_begin[layer_]; ok && e < p.in_begin[layer_ + 1]; ++e) {
@@ -96,7 +163,8 @@ void DeploymentEnv::update_mask() {
       ok = p.edge_cost(edge, assign_[edge.producer], a) < kInf;
     }
     if (ok && layer_ == p.n - 1) ok = p.out_ms[a] < kInf;
-    mask_[a] = ok;
+    edge_mask_[a] = ok;
+    mask_[a] = ok && (options_.max_memory_bytes <= 0 || memory_bound(base + a) <= options_.max_memory_bytes);
   }
 }
 
@@ -112,10 +180,21 @@ Observation DeploymentEnv::observe() const {
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
   };
+  const Problem& p = problem_;
   uint64_t h = mix(0x9e3779b97f4a7c15ULL + uint64_t(layer_));
   if (!done())
-    for (const int* j = live_begin(layer_); j != live_end(layer_); ++j)
-      h = mix(h + uint64_t(1 + out_class_[problem_.offset[*j] + assign_[*j]]));
+    for (const int* j = live_begin(layer_); j != live_end(layer_); ++j) {
+      h = mix(h + uint64_t(1 + out_class_[p.offset[*j] + assign_[*j]]));
+      if (p.fanout(*j) < 2) continue;
+      uint64_t converted = 0;  // formats the executor already converted *j's output to
+      for (int k = p.out_begin[*j]; k < p.out_begin[*j + 1]; ++k) {
+        const Problem::Edge& e = p.edges[p.out_edge[k]];
+        if (e.consumer >= layer_) continue;
+        const double c = p.edge_cost(e, assign_[*j], assign_[e.consumer]);
+        if (c > 0 && c < kInf) converted |= uint64_t(1) << p.fields[p.offset[e.consumer] + assign_[e.consumer]].in_format;
+      }
+      h = mix(h + converted);
+    }
   o.frontier = h;
   return o;
 }

@@ -26,6 +26,10 @@ struct EnvOptions {
   /// Hard constraint: impls whose weights + workspace + output exceed this are masked out.
   /// 0 = no limit.
   int64_t max_layer_memory_bytes = kNoLayerMemoryLimit;
+  /// Hard constraint on the deployment's peak memory (predict_memory_bytes: weights + largest
+  /// workspace + live activations): an impl is masked when even the cheapest completion would
+  /// exceed it, so every finished episode meets it (an episode can dead-end). 0 = no limit.
+  int64_t max_memory_bytes = kNoLayerMemoryLimit;
 };
 
 /// What an agent observes before choosing the implementation of `layer`.
@@ -38,7 +42,10 @@ struct Observation {
   /// reward of every remaining step depends on nothing else, so two prefixes with the same
   /// frontier have the same future; the previous layer's impl is neither necessary (impls
   /// that deliver the same format are interchangeable) nor sufficient (on a DAG the previous
-  /// layer is often not the producer: GoogLeNet, 27 of 140 layers).
+  /// layer is often not the producer: GoogLeNet, 27 of 140 layers). A producer with several
+  /// consumers adds the formats it was already converted to (a later consumer reading one of
+  /// them pays nothing). Markov for the latency objective only: under max_memory_bytes the
+  /// mask also depends on the memory used so far (memory_limited()).
   uint64_t frontier = 0;
 };
 
@@ -68,6 +75,15 @@ class DeploymentEnv {
   /// the hard constraints and with finite conversion costs from the producers already chosen.
   const std::vector<uint8_t>& action_mask() const { return mask_; }
   bool allowed(int a) const { return mask_[a] != 0; }
+  /// allowed(a) but for the peak-memory limit: a function of the frontier state.
+  bool edge_allowed(int a) const { return edge_mask_[a] != 0; }
+  /// A peak-memory limit is set: masks depend on the history, not only on the frontier.
+  bool memory_limited() const { return options_.max_memory_bytes > 0; }
+  /// No allowed action at the current layer (possible only under the peak-memory limit).
+  bool dead_end() const;
+  /// Within the peak-memory limit (if any) by the bound the mask uses, for impl b at layer t
+  /// after assign[0 .. t-1]: for searches that do not step the env (graph searches). O(t).
+  bool memory_allows(const int* assign, int t, int b) const;
   int num_actions() const { return problem_.actions(layer_); }
 
   /// Allowed whatever the other choices: usable and within the hard constraints (flat index).
@@ -107,6 +123,9 @@ class DeploymentEnv {
   void update_mask();
   Observation observe() const;
   void build_frontier_tables();
+  void build_memory_tables();
+  int64_t memory_bound(int flat) const;
+  void account_memory(int flat);
 
   const Problem& problem_;
   EnvOptions options_;
@@ -115,7 +134,11 @@ class DeploymentEnv {
   std::vector<int> out_class_;          // per flat impl, see output_class()
   std::vector<int> live_, live_at_;     // per layer, the producers still read (CSR)
   std::vector<int> assign_;
-  std::vector<uint8_t> mask_;
+  std::vector<uint8_t> mask_, edge_mask_;
+  // Peak-memory tracking (predict_memory_bytes, step by step) and bounds of the rest.
+  std::vector<int> freed_, freed_at_;  // CSR: layers whose output dies after step t
+  std::vector<int64_t> rest_weights_, rest_workspace_;  // least weights sum / largest least workspace of layers >= t
+  int64_t weights_ = 0, workspace_ = 0, live_bytes_ = 0, peak_ = 0;
   int layer_ = 0;
   double latency_ = 0;
   int64_t steps_ = 0;

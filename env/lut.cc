@@ -239,6 +239,15 @@ Status parse_converters(const Reader& r, const json& j, Lut* lut) {
   return Status::ok();
 }
 
+// Optional: "runtime": {"input_copy_ms": 0.05, "output_copy_ms": 0.001}.
+Status parse_runtime(const Reader& r, const json& j, Lut* lut) {
+  const json* rt = r.field(j, "runtime");
+  if (!rt) return Status::ok();
+  LW_RETURN_IF_ERROR(r.object(*rt, "/runtime"));
+  LW_RETURN_IF_ERROR(r.number(*rt, "input_copy_ms", "/runtime", &lut->runtime.input_copy_ms));
+  return r.number(*rt, "output_copy_ms", "/runtime", &lut->runtime.output_copy_ms);
+}
+
 Status parse_lut(const Reader& r, const json& j, Lut* lut) {
   LW_RETURN_IF_ERROR(r.object(j, ""));
   std::string format;
@@ -272,6 +281,7 @@ Status parse_lut(const Reader& r, const json& j, Lut* lut) {
     LW_RETURN_IF_ERROR(
         parse_conversion(r, (*conversions)[i], "/conversions/" + std::to_string(i), *lut, &lut->conversions[i]));
   LW_RETURN_IF_ERROR(parse_converters(r, j, lut));
+  LW_RETURN_IF_ERROR(parse_runtime(r, j, lut));
   return r.int32(j, "output_format", "", 0, int64_t(formats->size()) - 1, &lut->output_format, false);
 }
 
@@ -365,6 +375,8 @@ std::string lut_to_json(const Lut& lut) {
     }
   }
   j["output_format"] = lut.output_format;
+  if (lut.runtime.measured())
+    j["runtime"] = {{"input_copy_ms", lut.runtime.input_copy_ms}, {"output_copy_ms", lut.runtime.output_copy_ms}};
   return j.dump(1);
 }
 

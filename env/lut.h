@@ -84,6 +84,14 @@ struct ConverterCosts {
   std::vector<std::pair<std::string, double>> ms;  // converter name -> median ms
 };
 
+/// What the executor adds to its steps on every run: copying the network input into its
+/// arena and the output out of it (memcpy of each tensor, measured by the profiler; 0 in
+/// LUTs from before they were measured). The cost model charges them with the output edge.
+struct RuntimeCosts {
+  double input_copy_ms = 0, output_copy_ms = 0;
+  bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
+};
+
 struct Lut {
   std::string model_name, model_hash;
   std::string device_json = "{}";    // device fingerprint, opaque JSON object (compact text)
@@ -93,6 +101,7 @@ struct Lut {
   std::vector<Conversion> conversions;
   std::vector<ConverterCosts> converters;  // empty in synthetic LUTs
   int output_format = 0;  // the network output must be delivered in this format
+  RuntimeCosts runtime;   // optional "runtime" object
 
   /// Number of implementations over all layers.
   int64_t impl_count() const;

@@ -1,4 +1,5 @@
 #include "env/profiler.h"
+#include "env/runtime_costs.h"
 
 #include <chrono>
 #include <cstdio>
@@ -376,6 +377,7 @@ Status Profiler::run(Lut* out) {
   }
   report(int(net_.layers.size()) - 1, "conversions");
   LW_RETURN_IF_ERROR(measure_conversions(net_, reg_, o_.protocol, &lut));
+  LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
   if (!o_.out_path.empty()) {
     LW_RETURN_IF_ERROR(save_lut(lut, o_.out_path));
     std::remove((o_.out_path + ".partial").c_str());

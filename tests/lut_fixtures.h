@@ -66,17 +66,70 @@ inline Lut random_dag_lut(uint64_t seed, int n, int max_impls, int formats) {
   return lut;
 }
 
-/// Latency of an assignment computed straight from the LUT contract (independent of env/cost.cc).
+/// Random DAG with much fan-out, as the profiler writes it: every layer reads 1 to 3 earlier
+/// layers (so producers feed up to several consumers, often in the same format) and a
+/// producer's chain costs are the same for all its consumers (a chain depends on its tensor).
+inline Lut fanout_dag_lut(uint64_t seed, int n, int max_impls, int formats) {
+  Lut lut = random_dag_lut(seed, n, max_impls, formats);
+  Rng rng(seed ^ 0x5eedULL);
+  for (int i = 2; i < n; ++i) {
+    auto& in = lut.layers[i].inputs;
+    in = {i - 1};
+    for (int k = rng.below(3); k > 0; --k) in.push_back(rng.below(i - 1));
+    lut.layers[i].kind = in.size() > 1 ? LayerKind::kAdd : LayerKind::kRelu;
+  }
+  lut.conversions.clear();
+  for (int p = 0; p < n; ++p) {
+    std::vector<int> consumers;
+    for (int c = p + 1; c < n; ++c)
+      if (std::find(lut.layers[c].inputs.begin(), lut.layers[c].inputs.end(), p) != lut.layers[c].inputs.end())
+        consumers.push_back(c);
+    if (p == n - 1) consumers.push_back(-1);
+    for (int a = 0; a < formats; ++a)
+      for (int b = 0; b < formats; ++b) {
+        if (a == b || rng.uniform() >= 0.85) continue;
+        const double ms = 0.05 + 5 * rng.uniform();
+        for (int c : consumers) lut.conversions.push_back({p, c, a, b, -1, ms, {"conv"}});
+      }
+  }
+  return lut;
+}
+
+/// Peak memory of an assignment (the liveness model of env/cost.h), straight from the LUT.
+inline int64_t lut_peak_memory(const Lut& lut, const std::vector<int>& a) {
+  const int n = int(lut.layers.size());
+  std::vector<int> last(n);
+  for (int j = 0; j < n; ++j) last[j] = j;
+  for (int c = 0; c < n; ++c)
+    for (int p : lut.layers[c].inputs) last[p] = std::max(last[p], c);
+  int64_t weights = 0, workspace = 0, peak = 0;
+  for (int i = 0; i < n; ++i) {
+    const MemoryBytes& m = lut.layers[i].impls[a[i]].memory_bytes;
+    weights += m.weights;
+    workspace = std::max(workspace, m.workspace);
+    int64_t live = 0;
+    for (int j = 0; j <= i; ++j)
+      if (last[j] >= i) live += lut.layers[j].impls[a[j]].memory_bytes.output;
+    peak = std::max(peak, live);
+  }
+  return weights + workspace + peak;
+}
+
+/// Latency of an assignment computed straight from the LUT contract (independent of env/cost.cc):
+/// a conversion is charged once per (producer, target format) whatever the number of consumers
+/// that read it (the executor shares it); a producer's chain cost is its cheapest record.
 inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
   const double inf = std::numeric_limits<double>::infinity();
-  auto conv = [&](int p, int c, int from, int to) {
+  auto conv = [&](int p, int from, int to) {
     double best = inf;
     for (const auto& r : lut.conversions)
-      if (r.producer == p && r.consumer == c && r.from_format == from && r.to_format == to) best = std::min(best, r.chain_ms);
+      if (r.producer == p && r.from_format == from && r.to_format == to) best = std::min(best, r.chain_ms);
     return best;
   };
+  const int n = int(lut.layers.size());
+  std::vector<std::vector<int>> targets(n);  // formats each producer is converted to
   double total = 0;
-  for (size_t i = 0; i < lut.layers.size(); ++i) {
+  for (int i = 0; i < n; ++i) {
     const Impl& C = lut.layers[i].impls[a[i]];
     if (!C.ok()) return inf;
     total += C.latency_ms.median;
@@ -89,24 +142,27 @@ inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
       if (P.fused_activation || (C.library == "fused" && !residual)) {
         if (!(P.fused_activation && C.library == "fused" && P.out_format == C.in_format)) return inf;
       } else if (P.out_format != C.in_format) {
-        total += conv(p, int(i), P.out_format, C.in_format);
+        if (std::find(targets[p].begin(), targets[p].end(), C.in_format) == targets[p].end()) targets[p].push_back(C.in_format);
       }
     }
   }
+  for (int p = 0; p < n; ++p)
+    for (int t : targets[p]) total += conv(p, lut.layers[p].impls[a[p]].out_format, t);
   const Impl& L = lut.layers.back().impls[a.back()];
   if (L.fused_activation) return inf;
-  if (L.out_format != lut.output_format) total += conv(int(lut.layers.size()) - 1, -1, L.out_format, lut.output_format);
+  if (L.out_format != lut.output_format) total += conv(n - 1, L.out_format, lut.output_format);
   return total;
 }
 
-/// Minimum latency over every assignment (with the assignment), by enumeration.
-inline double brute_force(const Lut& lut, std::vector<int>* best = nullptr) {
+/// Minimum latency over every assignment (with the assignment), by enumeration; with
+/// `max_memory` > 0 only over those whose peak memory (lut_peak_memory) is within it.
+inline double brute_force(const Lut& lut, std::vector<int>* best = nullptr, int64_t max_memory = 0) {
   const int n = int(lut.layers.size());
   std::vector<int> a(n, 0);
   double opt = std::numeric_limits<double>::infinity();
   for (;;) {
     const double l = lut_latency(lut, a);
-    if (l < opt) {
+    if (l < opt && (max_memory <= 0 || lut_peak_memory(lut, a) <= max_memory)) {
       opt = l;
       if (best) *best = a;
     }

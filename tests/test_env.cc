@@ -101,7 +101,7 @@ TEST_CASE("cost: peak memory follows liveness") {
   CHECK(linear_memory_bytes(p, a, MemoryModel::kLayerByLayer) == 400);
 }
 
-TEST_CASE("cost: a conversion several consumers need is charged once in the executed prediction") {
+TEST_CASE("cost: a conversion several consumers need is charged once, by the search and the prediction alike") {
   // in -> a (NCHW out) -> b, c (NHWC in each) -> add(b, c): a's output is converted once for both.
   Lut lut;
   lut.model_name = "shared";
@@ -115,11 +115,29 @@ TEST_CASE("cost: a conversion several consumers need is charged once in the exec
   Problem p;
   REQUIRE(compile_problem(lut, &p).is_ok());
   std::vector<int> both = {0, 0, 0, 0, 0}, one = {0, 0, 1, 0, 0};
-  CHECK(predict_latency_ms(p, both) == doctest::Approx(1 + 2 + 3 + 0.5 + 0.5));  // per edge: twice
-  CHECK(predict_executed_latency_ms(p, both) == doctest::Approx(1 + 2 + 3 + 0.5 + 0.25));
+  CHECK(predict_latency_ms(p, both) == doctest::Approx(1 + 2 + 3 + 0.5 + 0.25));
   // Only c needs the conversion: nothing to share.
-  CHECK(predict_executed_latency_ms(p, one) == doctest::Approx(predict_latency_ms(p, one)));
-  CHECK(predict_executed_latency_ms(p, one) == doctest::Approx(1 + 2.5 + 3 + 0.5 + 0.25));
+  CHECK(predict_latency_ms(p, one) == doctest::Approx(1 + 2.5 + 3 + 0.5 + 0.25));
+  // The first consumer pays (where the executor inserts the chain), the second reads it.
+  CHECK(conversion_in_ms(p, both.data(), 2, 0) == doctest::Approx(0.25));
+  CHECK(conversion_in_ms(p, both.data(), 3, 0) == 0);
+  CHECK(conversion_in_ms(p, one.data(), 3, 0) == doctest::Approx(0.25));
+  // The env's step costs add up to the same total, and the frontier tells the two prefixes apart
+  // (c's future cost differs) although a and the live producers' output classes are the same.
+  DeploymentEnv env(p);
+  uint64_t frontier[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<int>& a = k == 0 ? both : one;
+    env.reset();
+    double ret = 0;
+    for (int t = 0; t < p.n; ++t) {
+      const StepResult r = env.step(a[t]);
+      ret += r.reward;
+      if (t == 2) frontier[k] = r.obs.frontier;
+    }
+    CHECK(-ret == doctest::Approx(predict_latency_ms(p, a)));
+  }
+  CHECK(frontier[0] != frontier[1]);
 }
 
 TEST_CASE("env: episode return is minus the predicted latency; masks exclude unusable impls") {
@@ -191,4 +209,38 @@ TEST_CASE("synthetic: seeded, labelled, valid for every zoo model") {
     Problem p;
     CHECK(compile_problem(a, &p).is_ok());
   }
+}
+
+TEST_CASE("lut: the executor's input / output copies round-trip and add to every deployment's prediction") {
+  Lut lut = random_dag_lut(7, 6, 4, 3), back;  // (feasible: the round-trip case above)
+  Problem before;
+  REQUIRE(compile_problem(lut, &before).is_ok());
+  lut.runtime = {0.25, 0.125};
+  REQUIRE(lut_from_json(lut_to_json(lut), "mem", &back).is_ok());
+  CHECK(back.runtime.input_copy_ms == 0.25);
+  CHECK(back.runtime.output_copy_ms == 0.125);
+  Problem after;
+  REQUIRE(compile_problem(back, &after).is_ok());
+  std::vector<int> a(after.n, 0);
+  int finite = 0;
+  for (;;) {
+    const double x = predict_latency_ms(before, a), y = predict_latency_ms(after, a);
+    if (x < kInf) {
+      CHECK(y == doctest::Approx(x + 0.375));
+      ++finite;
+    } else {
+      CHECK(y == kInf);
+    }
+    int i = 0;
+    while (i < after.n && ++a[i] == after.actions(i)) a[i++] = 0;
+    if (i == after.n) break;
+  }
+  CHECK(finite > 0);
+  std::string text = lut_to_json(lut);
+  const size_t at = text.find("\"input_copy_ms\"");
+  REQUIRE(at != std::string::npos);
+  text.insert(text.find_first_of("0123456789", at), "-");
+  Lut bad;
+  CHECK(lut_from_json(text, "x.json", &bad).message().find("x.json: /runtime/input_copy_ms: expected a non-negative number") !=
+        std::string::npos);
 }

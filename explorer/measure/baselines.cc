@@ -148,7 +148,7 @@ Status baseline_deployment(const Lut& lut, const std::string& label, int max_thr
   out->label = label;
   out->names.assign(sub.layers.size(), "");
   for (size_t i = 0; i < sub.layers.size(); ++i) out->names[i] = sub.layers[i].impls[r.best[i]].name;
-  out->predicted_ms = predict_executed_latency_ms(p, r.best);
+  out->predicted_ms = predict_latency_ms(p, r.best);
   out->predicted_memory_bytes = r.best_memory_bytes;
   return Status::ok();
 }

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "env/conversion_costs.h"
+#include "env/runtime_costs.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"
 
@@ -153,9 +154,11 @@ double lut_ms_of(const Lut& lut, const ExecStep& s) {
       if (m.name == s.name) return m.latency_ms.median;
     return -1;
   }
-  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::vector<int64_t>> shapes;  // the converted tensor's (a layer's inputs may differ: SE mul)
+  if (s.source >= 0 && size_t(s.source) < lut.layers.size()) shapes.push_back(lut.layers[s.source].out_shape);
   for (int p : l.inputs) shapes.push_back(lut.layers[p].out_shape);
   if (l.inputs.empty() || size_t(s.layer) + 1 == lut.layers.size()) shapes.push_back(l.out_shape);
+  if (s.source >= 0) shapes.resize(1);
   for (const ConverterCosts& cc : lut.converters) {
     if (std::find(shapes.begin(), shapes.end(), cc.shape) == shapes.end()) continue;
     for (const auto& [name, ms] : cc.ms)
@@ -263,7 +266,11 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
   *profiled = false;
   if (std::ifstream(path).good()) {
     Status s = load_lut(path, lut);
-    if (s.is_ok() && lut_mismatch(*lut, net).empty()) return Status::ok();
+    if (s.is_ok() && lut_mismatch(*lut, net).empty()) {
+      // A LUT from before the executor's copies were measured: measure them now (not saved).
+      if (!lut->runtime.measured()) return measure_runtime_costs(net, profile.protocol, &lut->runtime);
+      return Status::ok();
+    }
   }
   ProfileOptions p = profile;
   p.out_path = path;

@@ -117,6 +117,8 @@ Status plan_deployment(const Network& net, const std::vector<ImplDesc>& assignme
   po.quant = o.quant;
   po.time_steps = o.time_steps;
   if (o.lut && !o.lut->converters.empty()) po.conversion_cost = lut_conversion_cost(*o.lut);
+  // The output conversion the LUT charged (env/cost.h), not one to the last layer's thread set.
+  if (o.lut && size_t(o.lut->output_format) < o.lut->formats.size()) po.output_format = o.lut->formats[o.lut->output_format];
   return Executor::plan(net, assignment, po, out);
 }
 

@@ -119,7 +119,7 @@ Status Evaluator::predict(const std::vector<std::string>& names, Measurement* ou
     (m.dtype == DType::kF32 ? out->f32_layers : m.dtype == DType::kBF16 ? out->bf16_layers : out->int8_layers) += 1;
   }
   out->names = names;
-  out->predicted_ms = predict_executed_latency_ms(s_->problem, idx);
+  out->predicted_ms = predict_latency_ms(s_->problem, idx);
   out->predicted_memory_bytes = double(predict_memory_bytes(s_->problem, idx));
   return Status::ok();
 }

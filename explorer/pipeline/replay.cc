@@ -67,7 +67,9 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
   return Status::ok();
 }
 
-// Per layer: the LUT's impl median and incoming conversion costs (the cost model's terms)
+// Per layer: the LUT's impl median and incoming conversion costs (the cost model's terms: a
+// shared conversion on the first consumer, where the executor inserts its steps; the last
+// layer's include the executor's input / output copies, Lut::runtime, which are no step)
 // next to the measured steps.
 std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::string>& names, const Executor& ex,
                                    const std::vector<double>& step_ms) {
@@ -81,8 +83,7 @@ std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::s
     rows[i].impl = names[i];
     rows[i].lut_ms = lut.layers[i].impls[a[i]].latency_ms.median;
   }
-  for (const Problem::Edge& e : p.edges) rows[e.consumer].lut_conversion_ms += p.edge_cost(e, a[e.producer], a[e.consumer]);
-  rows.back().lut_conversion_ms += p.out_ms[a[p.n - 1]];
+  for (int t = 1; t < p.n; ++t) rows[t].lut_conversion_ms = conversion_in_ms(p, a.data(), t, a[t]);
   for (size_t s = 0; s < ex.steps().size(); ++s) {
     const ExecStep& st = ex.steps()[s];
     if (st.layer < 1 || st.layer >= int(rows.size())) continue;

@@ -154,6 +154,7 @@ Status stage_profile(Run& r, RunSummary& sum) {
 EnvOptions env_options(const ExperimentConfig& c) {
   EnvOptions e;
   if (c.objective == "weighted") e.memory_weight_ms_per_mib = c.memory_weight_ms_per_mib;
+  if (c.max_memory_mib) e.max_memory_bytes = int64_t(*c.max_memory_mib * 1048576.0);  // the search honours it too
   return e;
 }
 

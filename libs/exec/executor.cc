@@ -59,8 +59,8 @@ struct Executor::Impl {
 
 namespace {
 
-// Builds values and steps layer by layer; conversion chains are shared by every consumer
-// that needs the same producer in the same format.
+// Builds values and steps layer by layer; a conversion chain is shared by every consumer
+// that needs the same producer in the same (final) format.
 class Planner {
  public:
   Planner(const Network& net, const std::vector<ImplDesc>& a, const PlanOptions& o, Executor::Impl& x,
@@ -80,7 +80,10 @@ class Planner {
     for (size_t i = 1; i < net_.layers.size(); ++i) x_.layer_value[i] = native_.at(source_[i]);
     int last = source_[net_.layers.size() - 1];
     const Format& f = x_.values[native_[last]].format;
-    return value_in(last, Format{Layout::kNCHW, DType::kF32, f.threads}, int(net_.layers.size()) - 1, &x_.output_value);
+    const Format out = opt_.output_format.value_or(Format{Layout::kNCHW, DType::kF32, f.threads});
+    if (out.layout != Layout::kNCHW || out.dtype != DType::kF32)
+      return invalid_argument("the network output must be delivered as NCHW f32, not " + out.name());
+    return value_in(last, out, int(net_.layers.size()) - 1, &x_.output_value);
   }
 
  private:
@@ -175,9 +178,12 @@ class Planner {
       int nv = int(x_.values.size()) - 1;
       // Conversions are native primitives: they run on our worker.
       add_step(std::move(prim), {v}, nv, consumer, true, c.to.threads > 1 ? int(Library::kNative) : -1);
-      produced_[{src, c.to.name()}] = nv;
+      info_.back().source = src;
       v = nv;
     }
+    // Only the chain's end is shared: a later consumer of an intermediate format runs its own
+    // chain, exactly what the cost model charges (env/cost.h: once per producer and target).
+    produced_[{src, f.name()}] = v;
     *out = v;
     return Status::ok();
   }

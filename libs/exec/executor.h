@@ -7,6 +7,7 @@
 /// The replay of a chosen deployment and the on-device accuracy checks go through here.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct PlanOptions {
   bool in_place = true;
   /// Time every step in run() (steady_clock around each run(); off the hot path otherwise).
   bool time_steps = false;
+  /// The format the network output is delivered in before run() copies it out (NCHW f32,
+  /// on some thread set). Unset: the last layer's thread set. A plan from a LUT sets the
+  /// LUT's output format, whose conversion the cost model charges.
+  std::optional<Format> output_format;
   /// Keep every layer's output alive after run() (no buffer reuse, no in-place) so that
   /// layer_output() can read it: calibration and debugging, not deployment.
   bool keep_outputs = false;
@@ -52,6 +57,8 @@ struct ExecStep {
   /// A 2-thread step after which its library's cpu1 workers are parked because the next
   /// 2-thread step (cyclically) runs on another library's pool (see release_pool).
   bool parks_pool = false;
+  /// A conversion: the layer whose output it converts (its tensor's shape); -1 otherwise.
+  int source = -1;
 };
 
 class Executor {

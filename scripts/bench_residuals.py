@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Residuals of the LUT's predictions against `layerwise bench` measurements (issue 16 item 3).
+
+usage: scripts/bench_residuals.py bench.csv steps.csv [--top 5]
+
+Per deployment: the prediction, the end-to-end median and the thread's CPU time (a shared
+machine preempts the run: CPU time is the latency without the waiting), their gaps, then the
+split of the gap into steps (sum of step medians vs the LUT's figure for the same steps) and
+the executor's overhead (run time minus its steps: the input / output copies, now modelled
+in the LUT's `runtime`, and the step loop). --top lists the steps with the largest residual.
+Only the standard library: runs with any python3.
+"""
+import argparse
+import collections
+import csv
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bench")
+    ap.add_argument("steps")
+    ap.add_argument("--top", type=int, default=0)
+    a = ap.parse_args()
+    rows = list(csv.DictReader(open(a.bench)))
+    steps = collections.defaultdict(list)
+    for s in csv.DictReader(open(a.steps)):
+        steps[(s["model"], s["threads"], s["deployment"])].append(s)
+    print("| model | t | deployment | predicted | measured | gap % | CPU | CPU gap % | LUT of steps | steps | overhead |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        k = (r["model"], r["threads"], r["deployment"])
+        st = steps[k]
+        p, m, c = float(r["predicted_ms"]), float(r["measured_ms"]), float(r["cpu_ms"])
+        lut = sum(float(s["lut_ms"]) for s in st if float(s["lut_ms"]) >= 0)
+        meas = sum(float(s["measured_ms"]) for s in st)
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {p:.3f} | {m:.3f} | {100 * (m - p) / p:+.1f} | {c:.3f} | "
+              f"{100 * (c - p) / p:+.1f} | {lut:.3f} | {meas:.3f} | {float(r['overhead_ms']):.3f} |")
+        if a.top:
+            worst = sorted(st, key=lambda s: -(float(s["measured_ms"]) - max(0.0, float(s["lut_ms"]))))[: a.top]
+            for s in worst:
+                print(f"|  |  | step {s['step']} {s['name']} | {float(s['lut_ms']):.3f} | {float(s['measured_ms']):.3f} | "
+                      f"{float(s['measured_ms']) - float(s['lut_ms']):+.3f} ms | | | | | |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+// One cost model (issue 16 item 2): on random DAGs with fan-out the exact solver, the ILP and
+// brute force agree on the optimum of the shared-conversion latency; every agent reports the
+// cost predict_latency_ms gives its assignment; the env's step costs sum to it; a peak-memory
+// limit constrains the search itself (exact, ILP, episodic agents), not only the filter.
+#include <doctest/doctest.h>
+
+#include "agents/agent.h"
+#include "agents/ilp.h"
+#include "env/synthetic_lut.h"
+#include "tests/lut_fixtures.h"
+
+using namespace lw;
+using namespace lw::testing;
+
+namespace {
+
+SearchResult run(const std::string& agent, DeploymentEnv& env, uint64_t seed = 1, int episodes = 0) {
+  AgentRequest req;
+  req.seed = seed;
+  req.episodes = episodes;
+  SearchResult r;
+  Status s = run_agent(agent, env, req, &r);
+  REQUIRE_MESSAGE(s.is_ok(), s.to_string());
+  return r;
+}
+
+bool has_fanout(const Problem& p) {
+  for (int j = 0; j < p.n; ++j)
+    if (p.fanout(j) > 1) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("one cost model: exact == ILP == brute force on 300 random DAGs with fan-out") {
+  int solved = 0, infeasible = 0, shared = 0;
+  for (uint64_t seed = 0; solved < 300; ++seed) {
+    Rng r(seed * 104729 + 3);
+    Lut lut = fanout_dag_lut(seed, 4 + r.below(4), 2 + r.below(3), 2 + r.below(2));
+    std::vector<int> brute;
+    const double want = brute_force(lut, &brute);
+    Problem p;
+    if (!compile_problem(lut, &p).is_ok()) {
+      CHECK(want == kInf);
+      ++infeasible;
+      continue;
+    }
+    REQUIRE(want < kInf);
+    if (!has_fanout(p)) continue;
+    CAPTURE(seed);
+    DeploymentEnv env(p);
+    SearchResult ex = run("exact", env), ilp = run("ilp", env);
+    CHECK(ex.proven_optimal);
+    CHECK(ex.best_latency_ms == doctest::Approx(want).epsilon(1e-12));
+    CHECK(ilp.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+    // The reported cost is the one function's cost of the reported assignment.
+    for (const SearchResult* s : {&ex, &ilp}) {
+      CHECK(s->best_latency_ms == predict_latency_ms(p, s->best));
+      CHECK(lut_latency(lut, s->best) == doctest::Approx(s->best_latency_ms).epsilon(1e-12));
+    }
+    // Where sharing matters, the per-edge sum would have charged more than the model.
+    double per_edge = 0;
+    for (int t = 0; t < p.n; ++t) per_edge += p.impl_ms[p.offset[t] + brute[t]];
+    for (const auto& e : p.edges) per_edge += p.edge_cost(e, brute[e.producer], brute[e.consumer]);
+    per_edge += p.out_ms[brute[p.n - 1]];
+    shared += per_edge > want + 1e-9;
+    ++solved;
+  }
+  MESSAGE("solved " << solved << ", infeasible skipped " << infeasible << ", optimum with a shared conversion " << shared);
+  CHECK(shared > 10);  // the cases the old per-edge model got wrong are really exercised
+}
+
+TEST_CASE("one cost model: every agent's reported cost is predict_latency_ms of its answer; env steps sum to it") {
+  Lut lut;
+  REQUIRE(synthetic_zoo_lut("resnet18", {}, &lut).is_ok());
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  DeploymentEnv env(p);
+  SearchResult ex = run("exact", env);
+  for (const char* a : {"exact", "ilp", "random", "greedy", "greedy_penalty", "dijkstra", "astar", "qlearning"}) {
+    SearchResult r = run(a, env, 1, 200);
+    CAPTURE(a);
+    CHECK(r.best_latency_ms == doctest::Approx(predict_latency_ms(p, r.best)).epsilon(1e-12));
+    CHECK(r.best_latency_ms >= ex.best_latency_ms - 1e-9);
+    for (const Solution& s : r.solutions) CHECK(s.latency_ms == doctest::Approx(predict_latency_ms(p, s.assignment)).epsilon(1e-12));
+  }
+  env.reset();
+  double ret = 0;
+  for (int t = 0; t < p.n; ++t) ret += env.step(ex.best[t]).reward;
+  CHECK(-ret == doctest::Approx(ex.best_latency_ms).epsilon(1e-12));
+}
+
+TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; the other agents respect it") {
+  int checked = 0, binding = 0, searched = 0;
+  for (uint64_t seed = 0; checked < 60 && seed < 2000; ++seed) {
+    Rng r(seed * 7 + 11);
+    Lut lut = fanout_dag_lut(seed + 900, 4 + r.below(3), 2 + r.below(3), 2);
+    Problem p;
+    if (!compile_problem(lut, &p).is_ok()) continue;
+    std::vector<int> fastest;
+    const double free_opt = brute_force(lut, &fastest);
+    // A limit between the least memory of any finite deployment and the fastest one's.
+    int64_t least = INT64_MAX;
+    std::vector<int> a(p.n, 0);
+    for (;;) {
+      if (lut_latency(lut, a) < kInf) least = std::min(least, lut_peak_memory(lut, a));
+      int i = 0;
+      while (i < p.n && ++a[i] == p.actions(i)) a[i++] = 0;
+      if (i == p.n) break;
+    }
+    const int64_t top = lut_peak_memory(lut, fastest);
+    if (least >= top) continue;  // the limit could not bind
+    EnvOptions o;
+    o.max_memory_bytes = least + (top - least) / 2;
+    std::vector<int> best;
+    const double want = brute_force(lut, &best, o.max_memory_bytes);
+    REQUIRE(want < kInf);
+    CAPTURE(seed);
+    DeploymentEnv env(p, o);
+    SearchResult ex = run("exact", env), ilp = run("ilp", env);
+    CHECK(ex.proven_optimal);
+    for (const SearchResult* s : {&ex, &ilp}) {
+      CHECK(s->best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+      CHECK(predict_memory_bytes(p, s->best) <= o.max_memory_bytes);
+      CHECK(predict_memory_bytes(p, s->best) == lut_peak_memory(lut, s->best));
+    }
+    for (const char* agent : {"qlearning", "random"}) {
+      SearchResult q = run(agent, env, 2, 300);
+      for (const Solution& s : q.solutions) CHECK(predict_memory_bytes(p, s.assignment) <= o.max_memory_bytes);
+      if (!q.best.empty()) CHECK(q.best_latency_ms >= want - 1e-9);
+    }
+    for (const char* agent : {"dijkstra", "astar", "greedy_penalty"}) {  // may dead-end: then they say so
+      AgentRequest req;
+      SearchResult g;
+      if (!run_agent(agent, env, req, &g).is_ok()) continue;
+      ++searched;
+      CHECK(predict_memory_bytes(p, g.best) <= o.max_memory_bytes);
+      CHECK(g.best_latency_ms >= want - 1e-9);
+    }
+    binding += want > free_opt + 1e-9;
+    ++checked;
+  }
+  MESSAGE("checked " << checked << ", the limit changed the optimum in " << binding << "; graph / greedy answers " << searched);
+  CHECK(checked == 60);
+  CHECK(searched > 30);
+  CHECK(binding > 10);
+}
