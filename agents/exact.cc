@@ -204,10 +204,11 @@ void add_hub(const Problem& p, int j, PGraph& g) {
   const int F = p.n_formats, k = p.fanout(j);
   std::vector<int> targets;  // formats some consumer may read
   for (int q = p.out_begin[j]; q < p.out_begin[j + 1]; ++q) {
-    const int c = p.edges[p.out_edge[q]].consumer;
+    const Problem::Edge& e = p.edges[p.out_edge[q]];
+    const int c = e.consumer;
     for (int b = 0; b < p.actions(c); ++b) {
       const ImplFields& x = p.fields[p.offset[c] + b];
-      if (p.usable[p.offset[c] + b] && !x.fused_consumer &&
+      if (p.usable[p.offset[c] + b] && (!x.fused_consumer || e.residual) &&
           std::find(targets.begin(), targets.end(), x.in_format) == targets.end())
         targets.push_back(x.in_format);
     }
@@ -242,10 +243,11 @@ void add_hub(const Problem& p, int j, PGraph& g) {
   });
   for (int q = p.out_begin[j]; q < p.out_begin[j + 1]; ++q)
     g.add_to_edge(h, p.edges[p.out_edge[q]].consumer, [&](int x, int b) {
-      const ImplFields& i = p.fields[p.offset[p.edges[p.out_edge[q]].consumer] + b];
+      const Problem::Edge& e = p.edges[p.out_edge[q]];
+      const ImplFields& i = p.fields[p.offset[e.consumer] + b];
       if (choice[x].fused) return i.fused_consumer && i.in_format == choice[x].f ? 0.0 : kInf;
       const bool reads = i.in_format == choice[x].f || (choice[x].set >> i.in_format & 1);
-      return !i.fused_consumer && reads ? 0.0 : kInf;
+      return (!i.fused_consumer || e.residual) && reads ? 0.0 : kInf;  // an absorbed add reads its residual
     });
 }
 

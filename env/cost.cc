@@ -98,11 +98,11 @@ void fill_edges(const Lut& lut, Problem* p) {
     const std::vector<int>& ins = lut.layers[c].inputs;
     for (int prod : ins) {
       p->last_use[prod] = std::max(p->last_use[prod], c);
-      Problem::Edge e{prod, c, int64_t(p->edge_ms.size())};
       // A conv absorbs an add only when it is the add's later input (the earlier one exists
       // when it runs: libs/ops/primitive.h runtime_fusion), so the earlier is the residual.
       const bool residual = lut.layers[c].kind == LayerKind::kAdd && ins.size() == 2 && ins[0] != ins[1] &&
                             prod == std::min(ins[0], ins[1]);
+      Problem::Edge e{prod, c, int64_t(p->edge_ms.size()), residual};
       for (const Impl& P : lut.layers[prod].impls)
         for (const Impl& C : lut.layers[c].impls) p->edge_ms.push_back(pair_cost(*p, P, C, prod, residual));
       p->prev_out.push_back(last_out[prod]);

@@ -70,6 +70,9 @@ struct Problem {
   struct Edge {
     int producer = 0, consumer = 0;
     int64_t table = 0;  // edge_ms[table + a_p * actions(consumer) + a_c]
+    /// The edge brings an add's earlier operand: a conv absorbing the add (a "fused"
+    /// consumer) reads it like any consumer, converted into its format.
+    bool residual = false;
   };
   std::vector<Edge> edges;   // grouped by consumer, in layer order
   std::vector<int> in_begin;  // edges into layer i: [in_begin[i], in_begin[i + 1])
