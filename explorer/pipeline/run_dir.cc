@@ -14,13 +14,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string timestamp() {
-  char t[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(t, sizeof t, "%Y%m%d-%H%M%S", std::localtime(&now));
-  return t;
-}
-
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
@@ -44,7 +37,7 @@ std::string run_id(const std::string& model, const std::vector<std::string>& age
                    const std::vector<uint64_t>& seeds) {
   std::vector<std::string> s;
   for (uint64_t x : seeds) s.push_back(std::to_string(x));
-  return model + "__" + join(agents, "+") + "__" + join(s, "+") + "__" + timestamp();
+  return model + "__" + join(agents, "+") + "__" + join(s, "+") + "__" + time_now("%Y%m%d-%H%M%S", false);
 }
 
 Status RunDir::open(const std::string& root, const json& resolved, const std::string& id,

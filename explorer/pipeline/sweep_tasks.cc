@@ -25,12 +25,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string now_iso() {
-  char t[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return t;
-}
+std::string now_iso() { return time_now("%Y-%m-%dT%H:%M:%SZ", true); }
 
 std::string host_name() {
   char h[256] = {0};

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,6 +43,13 @@ nlohmann::json read_json_file(const std::string& path) {
   std::string text;
   if (!read_file(path, &text).is_ok()) return nlohmann::json();
   return nlohmann::json::parse(text, nullptr, false);
+}
+
+std::string time_now(const char* format, bool utc) {
+  char t[64];
+  std::time_t now = std::time(nullptr);
+  std::strftime(t, sizeof t, format, utc ? std::gmtime(&now) : std::localtime(&now));
+  return t;
 }
 
 }  // namespace lw

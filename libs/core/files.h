@@ -20,4 +20,7 @@ Status make_dirs(const std::string& dir);
 /// User input goes through JsonReader (libs/core/json_reader.h) instead.
 nlohmann::json read_json_file(const std::string& path);
 
+/// The time now through strftime `format`, in UTC or local time (run names, status files).
+std::string time_now(const char* format, bool utc);
+
 }  // namespace lw
