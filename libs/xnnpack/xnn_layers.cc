@@ -86,15 +86,17 @@ class Binary : public XnnPrim {
   }
 };
 
-// Unary ops over rows: activations treat the tensor as N rows of C*H*W values; softmax as
-// N*H*W rows of C channels (NHWC) or N rows (NCHW with 1x1 spatial).
+// Unary ops over rows of C values: N*H*W rows (NHWC, or NCHW activations, elementwise
+// whatever the row) or N rows (softmax in NCHW with 1x1 spatial).
 class Unary : public XnnPrim {
  public:
   using XnnPrim::XnnPrim;
   Status create(const PrimitiveArgs& a) {
     const Shape& s = a.in_shapes[0];
-    const bool softmax = layer_.kind == LayerKind::kSoftmax;
-    channels_ = softmax ? size_t(s.c) : size_t(s.c) * s.h * s.w;
+    // Rows of C values, so that the row count follows every reshape (C stays that of
+    // create; a row of C x H x W would not). Softmax needs exactly these rows; for the
+    // activations, contiguous rows run as one range in XNNPACK whatever their length.
+    channels_ = size_t(s.c);
     const size_t c = channels_;
     switch (layer_.kind) {
       case LayerKind::kRelu: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, std::numeric_limits<float>::infinity(), 0, &op_), "xnn_create_clamp_nc_f32");
