@@ -13,14 +13,7 @@ using namespace lw::testers;
 
 namespace {
 
-const Registry& registry() {
-  static Registry r = [] {
-    Registry reg;
-    register_torch(reg);
-    return reg;
-  }();
-  return r;
-}
+const Registry& registry() { return registry_of<register_torch>(); }
 
 std::vector<ImplDesc> conv_descriptors(DType dtype) {
   std::vector<ImplDesc> v;

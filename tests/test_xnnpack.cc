@@ -11,14 +11,7 @@ using namespace lw::testers;
 
 namespace {
 
-const Registry& registry() {
-  static Registry r = [] {
-    Registry reg;
-    register_xnnpack(reg);
-    return reg;
-  }();
-  return r;
-}
+const Registry& registry() { return registry_of<register_xnnpack>(); }
 
 int check_all(const Layer& layer, const std::vector<Tensor>& in) {
   return check_library(registry(), Library::kXnnpack, layer, in)[DType::kF32];

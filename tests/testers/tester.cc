@@ -73,7 +73,7 @@ double output_error(const Tensor& got, const Tensor& want) {
 }
 
 std::vector<Shape> reshaped(const Layer& layer, const std::vector<Shape>& in) {
-  auto side = [](int x) { return x == 1 ? 1 : x > 12 ? x / 2 + 1 : x + 2; };
+  auto side = [](int x) { return x == 1 ? 1 : x > 24 ? x / 2 + 1 : x + 2; };
   std::vector<Shape> out;
   for (Shape s : in) {
     s.n = s.n == 1 ? 2 : 1;

@@ -61,8 +61,9 @@ struct Outcome {
 };
 
 /// The shapes the life cycle reshapes to: batch 1 <-> 2; H and W (where not 1, so a
-/// squeeze-excite broadcast stays one) grown by 2, or halved (+1) when above 12, so that the
-/// large shapes' extra run is cheap; fully-connected keeps C x H x W, which its weights fix.
+/// squeeze-excite broadcast stays one) grown by 2, or halved (+1) when above 24, so that the
+/// large shapes' extra run is cheap and every window still fits; fully-connected keeps
+/// C x H x W, which its weights fix.
 std::vector<Shape> reshaped(const Layer& layer, const std::vector<Shape>& in);
 
 /// References computed once per case and reused by every implementation checked on it:
@@ -83,6 +84,18 @@ Outcome run_case(const Registry& r, const ImplDesc& desc, const Layer& layer, co
 /// run_case, then CHECK(error <= tol); tol < 0 means tolerance(desc).
 Outcome check_case(const Registry& r, const ImplDesc& desc, const Layer& layer, const std::vector<Tensor>& in,
                    double tol = -1, ReferenceCache* cache = nullptr);
+
+/// A registry holding one backend (`Register` is its register_<name>), made once per test
+/// binary: backends that initialise a library or pin threads do it once.
+template <void (*Register)(Registry&)>
+const Registry& registry_of() {
+  static const Registry r = [] {
+    Registry reg;
+    Register(reg);
+    return reg;
+  }();
+  return r;
+}
 
 /// Descriptor of every registered implementation of `lib` for `op`.
 std::vector<ImplDesc> descriptors(const Registry& r, Library lib, LayerKind op);
