@@ -26,7 +26,7 @@ TEST_CASE("xnnpack conv2d: every implementation on awkward and random shapes") {
   const auto descs = descriptors(registry(), Library::kXnnpack, LayerKind::kConv2d);
   REQUIRE(descs.size() == 12);  // {f32, int8, int8 qc8} x {plain, fused} x 2 thread sets
   for (DType dtype : {DType::kF32, DType::kI8}) {
-    const auto shapes = conv_shapes(50, 7, dtype == DType::kF32);
+    const auto shapes = conv_shapes(50, 7, false);
     std::vector<ImplDesc> of_dtype;
     for (const ImplDesc& d : descs)
       if (d.dtype_in == dtype) of_dtype.push_back(d);

@@ -55,8 +55,9 @@ class ConvTester {
 /// asymmetric padding, grouped, depthwise, dilation, 1x1 spatial, batch 2, fused
 /// activations), then four sized for blocking (Winograd tile rows and GEMM panels with
 /// remainders) unless `blocking` is false, then `random_count` seeded random ones. The
-/// blocking four cost the naive int8 reference most (test_quant's check of it: 1.9 s with
-/// them, 0.01 s without), so the int8 tests leave them out.
+/// blocking four serve the blocked kernels of native and openblas; they cost the naive
+/// references most (test_quant's int8 check: 1.9 s with them, 0.01 s without), so the
+/// other backends' tests, which never had them, leave them out.
 std::vector<ConvTester> conv_shapes(int random_count, uint64_t seed, bool blocking = true);
 
 /// How many shapes one implementation ran, and how many of them it also reshaped.
