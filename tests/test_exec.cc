@@ -11,7 +11,7 @@
 #include "libs/exec/executor.h"
 #include "libs/ref/reference.h"
 #include "libs/zoo/zoo.h"
-#include "tests/op_testers.h"
+#include "tests/testers/tester.h"
 
 using namespace lw;
 
@@ -30,7 +30,7 @@ Network small_model(const std::string& name, int size = 64) {
 
 Tensor input_for(const Network& net, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  return testing::random_tensor(net.input_shape(), rng);
+  return testers::random_tensor(net.input_shape(), rng);
 }
 
 double run_vs_reference(const Network& net, const std::vector<ImplDesc>& a, MemoryReport* mem = nullptr) {
@@ -45,7 +45,7 @@ double run_vs_reference(const Network& net, const std::vector<ImplDesc>& a, Memo
   REQUIRE(reference_forward(net, x, &ref).is_ok());
   if (mem) *mem = ex->memory();
   // Logits before the softmax would be the sharper test; the zoo heads end in FC.
-  return testing::max_rel_error(y, ref.back());
+  return testers::output_error(y, ref.back());
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ TEST_CASE("conversions: layout, quantise, dequantise") {
   const Registry& r = default_registry();
   std::mt19937_64 rng(5);
   Shape s{2, 5, 3, 7};
-  Tensor x = testing::random_tensor(s, rng);
+  Tensor x = testers::random_tensor(s, rng);
   QuantParams q{0.01f, 3};
   for (int t : kThreadSets) {
     Format nchw{Layout::kNCHW, DType::kF32, t}, nhwc{Layout::kNHWC, DType::kF32, t};

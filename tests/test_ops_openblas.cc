@@ -1,29 +1,20 @@
 // The openblas backend (im2col + sgemm, NCHW) against the reference executor.
-#include <map>
-
-#include "libs/native/native.h"
 #include "libs/openblas/openblas.h"
-#include "tests/op_testers.h"
+#include "tests/testers/conv_tester.h"
 
 using namespace lw;
-using namespace lw::testing;
+using namespace lw::testers;
 
 TEST_CASE("openblas conv implementations match the reference") {
   Registry r;
   register_openblas(r);
-  auto shapes = conv_shapes(40, 7);
-  std::map<std::string, int> tested;
-  for (const ImplEntry& e : r.entries()) {
-    CHECK(e.desc.library == Library::kOpenBLAS);
-    for (const ConvTester& t : shapes)
-      if (t.Test(r, e.desc, conv_tolerance(e.desc))) ++tested[e.desc.name()];
-  }
-  CHECK(tested.size() == 8);  // {im2col, gemm_1x1} x {plain, fused} x {t1, t2}
-  for (const auto& kv : tested) {
-    // Named copies: clang 14 cannot capture structured bindings in doctest's INFO lambdas.
-    const auto& name = kv.first;
-    const auto& n = kv.second;
-    INFO(name);
-    CHECK(n >= 3);
+  for (const ImplEntry& e : r.entries()) CHECK(e.desc.library == Library::kOpenBLAS);
+  const auto descs = descriptors(r, Library::kOpenBLAS, LayerKind::kConv2d);
+  CHECK(descs.size() == 8);  // {im2col, gemm_1x1} x {plain, fused} x {t1, t2}
+  const auto ran = test_convs(r, descs, conv_shapes(40, 7));
+  for (size_t i = 0; i < descs.size(); ++i) {
+    INFO(descs[i].name());
+    CHECK(ran[i].supported >= 3);
+    CHECK(ran[i].reshaped >= 3);
   }
 }

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "libs/quant/quant.h"
 #include "libs/ref/reference.h"
-#include "tests/test_quant_testers.h"
+#include "tests/testers/conv_tester.h"
+#include "tests/testers/layer_testers.h"
 
 using namespace lw;
-using namespace lw::qtest;
+using namespace lw::testers;
 
 TEST_CASE("choose_quant_params covers the range and represents 0 exactly") {
   for (auto [lo, hi] : {std::pair{-1.f, 3.f}, {0.5f, 2.f}, {-7.f, -0.25f}, {-0.001f, 0.002f}}) {
@@ -72,7 +74,7 @@ int int8_reference_vs_f32(Layer l, const Shape& in, bool per_channel, uint64_t s
 
 TEST_CASE("int8 reference conv / fc agree with f32 arithmetic on the quantised values") {
   uint64_t seed = 100;
-  for (const ConvTester& t : conv_shapes(10, 21))
+  for (const ConvTester& t : conv_shapes(10, 21, false))
     for (bool pc : {false, true}) {
       INFO(t.describe(), pc ? " per-channel" : " per-tensor");
       CHECK(int8_reference_vs_f32(t.layer(), t.input_shape(), pc, ++seed) <= 1);

@@ -1,66 +1,43 @@
-// Every xnnpack implementation vs the reference: f32 within 1e-4 relative, int8 within one
-// quantisation step of the int8 reference (libs/quant).
+// Every xnnpack implementation vs the reference through the testers (tests/testers/): f32
+// within 1e-4 of max|ref|, int8 within one quantisation step of the int8 reference.
 #include <doctest/doctest.h>
 
 #include "libs/xnnpack/xnnpack.h"
-#include "tests/test_quant_testers.h"
+#include "tests/testers/conv_tester.h"
+#include "tests/testers/layer_testers.h"
 
 using namespace lw;
-using namespace lw::qtest;
+using namespace lw::testers;
 
 namespace {
 
-const Registry& registry() {
-  static Registry r = [] {
-    Registry reg;
-    register_xnnpack(reg);
-    return reg;
-  }();
-  return r;
+const Registry& registry() { return registry_of<register_xnnpack>(); }
+
+int check_all(const Layer& layer, const std::vector<Tensor>& in) {
+  return check_library(registry(), Library::kXnnpack, layer, in)[DType::kF32];
 }
 
-Layer simple_layer(LayerKind k) {
-  Layer l;
-  l.name = to_string(k);
-  l.kind = k;
-  return l;
-}
-
-Layer pool_layer(LayerKind k, int kh, int kw, int s, int pt, int pl, int pb, int pr, bool ceil, bool include_pad) {
-  Layer l = simple_layer(k);
-  l.window.kh = kh;
-  l.window.kw = kw;
-  l.window.stride_h = l.window.stride_w = s;
-  l.window.pad_top = pt, l.window.pad_left = pl, l.window.pad_bottom = pb, l.window.pad_right = pr;
-  l.window.ceil_mode = ceil;
-  l.count_include_pad = include_pad;
-  return l;
-}
-
-// Runs every descriptor of `op` on `layer` / inputs; returns how many ran.
-int check_all(LayerKind op, const Layer& layer, const std::vector<Tensor>& in) {
-  int ran = 0;
-  for (const ImplDesc& d : descriptors(registry(), Library::kXnnpack, op)) {
-    double e = run_f32(registry(), d, layer, in);
-    if (e < 0) continue;
-    INFO(d.name(), " on ", in[0].shape().to_string(), " error ", e);
-    CHECK(e <= 1e-4);
-    ++ran;
-  }
-  return ran;
-}
+// XNNPACK fuses an activation only as an output clamp.
+bool clamps(LayerKind act) { return act == LayerKind::kInput || act == LayerKind::kRelu || act == LayerKind::kRelu6; }
 
 }  // namespace
 
 TEST_CASE("xnnpack conv2d: every implementation on awkward and random shapes") {
-  auto shapes = conv_shapes(40, 7);
-  auto descs = descriptors(registry(), Library::kXnnpack, LayerKind::kConv2d);
+  const auto descs = descriptors(registry(), Library::kXnnpack, LayerKind::kConv2d);
   REQUIRE(descs.size() == 12);  // {f32, int8, int8 qc8} x {plain, fused} x 2 thread sets
-  for (const ImplDesc& d : descs) {
-    int supported = 0;
-    for (const ConvTester& t : shapes) supported += t.Test(registry(), d);
-    INFO(d.name());
-    CHECK(supported == int(shapes.size()));  // XNNPACK takes every shape here
+  for (DType dtype : {DType::kF32, DType::kI8}) {
+    const auto shapes = conv_shapes(50, 7, false);
+    std::vector<ImplDesc> of_dtype;
+    for (const ImplDesc& d : descs)
+      if (d.dtype_in == dtype) of_dtype.push_back(d);
+    int expected = 0;
+    for (const ConvTester& t : shapes) expected += clamps(t.activation());
+    const auto ran = test_convs(registry(), of_dtype, shapes);
+    for (size_t i = 0; i < of_dtype.size(); ++i) {
+      INFO(of_dtype[i].name());
+      CHECK(ran[i].supported == expected);  // every shape whose activation is a clamp
+      CHECK(ran[i].reshaped == expected);
+    }
   }
 }
 
@@ -85,61 +62,56 @@ TEST_CASE("xnnpack conv2d rejects what it cannot do, with a reason") {
 }
 
 TEST_CASE("xnnpack fully-connected f32 and int8, both layouts") {
-  const Shape shapes[] = {{1, 64, 1, 1}, {2, 37, 1, 1}, {1, 5, 3, 4}, {3, 16, 2, 2}, {1, 1, 1, 1}};
-  int ran_f32 = 0, ran_i8 = 0;
-  uint64_t seed = 3;
-  for (const Shape& s : shapes)
-    for (LayerKind act : {LayerKind::kInput, LayerKind::kRelu}) {
-      Layer l = fc_layer(s, 10 + int(seed % 7), seed % 2 == 0, act, seed);
-      std::mt19937_64 rng(++seed);
-      Tensor x = random_tensor(s, rng);
-      for (const ImplDesc& d : descriptors(registry(), Library::kXnnpack, LayerKind::kFullyConnected)) {
-        INFO(d.name(), " on ", s.to_string());
-        if (d.dtype_in == DType::kI8) {
-          int steps = run_int8(registry(), d, l, x);
-          REQUIRE(steps >= 0);
-          CHECK(steps <= 1);
-          ++ran_i8;
-        } else {
-          double e = run_f32(registry(), d, l, {x});
-          REQUIRE(e >= 0);
-          CHECK(e <= 1e-4);
-          ++ran_f32;
-        }
-      }
+  std::mt19937_64 rng(3);
+  int cases = 0, f32 = 0, i8 = 0;
+  for (const LayerCase& c : fc_cases()) {
+    auto ran = check_library(registry(), Library::kXnnpack, c.layer, case_inputs(c, rng));
+    if (!clamps(c.layer.fused_activation)) {
+      CHECK(ran.empty());
+      continue;
     }
-  CHECK(ran_f32 == 40);
-  CHECK(ran_i8 == 40);
+    ++cases, f32 += ran[DType::kF32], i8 += ran[DType::kI8];
+  }
+  CHECK(cases == 10);
+  CHECK(f32 == cases * 4);  // {nchw, nhwc} x 2 thread sets
+  CHECK(i8 == cases * 4);
 }
 
 TEST_CASE("xnnpack pooling: max (incl. ceil mode, asymmetric pads), average, global average") {
   std::mt19937_64 rng(11);
   Tensor x = random_tensor({2, 13, 11, 9}, rng);
-  CHECK(check_all(LayerKind::kMaxPool, pool_layer(LayerKind::kMaxPool, 3, 3, 2, 1, 1, 1, 1, false, true), {x}) == 2);
-  CHECK(check_all(LayerKind::kMaxPool, pool_layer(LayerKind::kMaxPool, 3, 3, 2, 0, 0, 0, 0, true, true), {x}) == 2);
-  CHECK(check_all(LayerKind::kMaxPool, pool_layer(LayerKind::kMaxPool, 2, 3, 1, 0, 1, 1, 0, false, true), {x}) == 2);
-  CHECK(check_all(LayerKind::kAvgPool, pool_layer(LayerKind::kAvgPool, 2, 2, 2, 0, 0, 0, 0, false, true), {x}) == 2);
-  CHECK(check_all(LayerKind::kAvgPool, pool_layer(LayerKind::kAvgPool, 3, 3, 1, 1, 1, 1, 1, false, false), {x}) == 2);
+  CHECK(check_all(pool_layer(LayerKind::kMaxPool, 3, 3, 2, 1, 1, 1, 1, false, true), {x}) == 2);
+  CHECK(check_all(pool_layer(LayerKind::kMaxPool, 3, 3, 2, 0, 0, 0, 0, true, true), {x}) == 2);
+  CHECK(check_all(pool_layer(LayerKind::kMaxPool, 2, 3, 1, 0, 1, 1, 0, false, true), {x}) == 2);
+  CHECK(check_all(pool_layer(LayerKind::kAvgPool, 2, 2, 2, 0, 0, 0, 0, false, true), {x}) == 2);
+  CHECK(check_all(pool_layer(LayerKind::kAvgPool, 3, 3, 1, 1, 1, 1, 1, false, false), {x}) == 2);
   // PyTorch's default divisor counts padding; XNNPACK's does not: must be refused.
-  CHECK(check_all(LayerKind::kAvgPool, pool_layer(LayerKind::kAvgPool, 3, 3, 1, 1, 1, 1, 1, false, true), {x}) == 0);
-  CHECK(check_all(LayerKind::kGlobalAvgPool, simple_layer(LayerKind::kGlobalAvgPool), {x}) == 2);
+  CHECK(check_all(pool_layer(LayerKind::kAvgPool, 3, 3, 1, 1, 1, 1, 1, false, true), {x}) == 0);
+  CHECK(check_all(simple_layer(LayerKind::kGlobalAvgPool), {x}) == 2);
   Tensor x1 = random_tensor({1, 19, 1, 1}, rng);
-  CHECK(check_all(LayerKind::kGlobalAvgPool, simple_layer(LayerKind::kGlobalAvgPool), {x1}) == 2);
+  CHECK(check_all(simple_layer(LayerKind::kGlobalAvgPool), {x1}) == 2);
 }
 
 TEST_CASE("xnnpack add, mul (incl. SE broadcast), activations, softmax") {
   std::mt19937_64 rng(5);
   Tensor a = random_tensor({2, 7, 5, 3}, rng, -4.f, 4.f), b = random_tensor({2, 7, 5, 3}, rng, -4.f, 4.f);
   Tensor se = random_tensor({2, 7, 1, 1}, rng);
-  CHECK(check_all(LayerKind::kAdd, simple_layer(LayerKind::kAdd), {a, b}) == 4);
-  Layer add_relu = simple_layer(LayerKind::kAdd);
+  CHECK(check_all(simple_layer(LayerKind::kAdd, 2), {a, b}) == 4);
+  Layer add_relu = simple_layer(LayerKind::kAdd, 2);
   add_relu.fused_activation = LayerKind::kRelu;
-  CHECK(check_all(LayerKind::kAdd, add_relu, {a, b}) == 4);
-  CHECK(check_all(LayerKind::kMul, simple_layer(LayerKind::kMul), {a, b}) == 4);
-  CHECK(check_all(LayerKind::kMul, simple_layer(LayerKind::kMul), {a, se}) == 4);
+  CHECK(check_all(add_relu, {a, b}) == 4);
+  CHECK(check_all(simple_layer(LayerKind::kMul, 2), {a, b}) == 4);
+  CHECK(check_all(simple_layer(LayerKind::kMul, 2), {a, se}) == 4);
   for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kSigmoid})
-    CHECK(check_all(k, simple_layer(k), {a}) == 4);
-  CHECK(check_all(LayerKind::kSoftmax, simple_layer(LayerKind::kSoftmax), {a}) == 2);  // NHWC only
+    CHECK(check_all(simple_layer(k), {a}) == 4);
+  CHECK(check_all(simple_layer(LayerKind::kSoftmax), {a}) == 2);  // NHWC only
   Tensor logits = random_tensor({3, 10, 1, 1}, rng, -5.f, 5.f);
-  CHECK(check_all(LayerKind::kSoftmax, simple_layer(LayerKind::kSoftmax), {logits}) == 4);
+  CHECK(check_all(simple_layer(LayerKind::kSoftmax), {logits}) == 4);
+}
+
+TEST_CASE("xnnpack on the shared layer cases, wherever it has the layer") {
+  std::mt19937_64 rng(8);
+  int ran = 0;
+  for (const LayerCase& c : layer_cases()) ran += check_all(c.layer, case_inputs(c, rng));
+  CHECK(ran > 0);
 }

@@ -77,12 +77,15 @@ class Concat : public LayerPrim {
 // Max / average pooling with PyTorch's divisor rules (see libs/ref).
 class Pool : public LayerPrim {
  public:
-  explicit Pool(const PrimitiveArgs& a) : LayerPrim(a) {
-    if (layer_.kind == LayerKind::kGlobalAvgPool) {
+  using LayerPrim::LayerPrim;
+  Status reshape(const std::vector<Shape>& in) override {
+    // Global pooling's window is the whole input, as large as each reshape makes it.
+    if (layer_.kind == LayerKind::kGlobalAvgPool && !in.empty()) {
       layer_.window = Window{};
-      layer_.window.kh = a.in_shapes[0].h;
-      layer_.window.kw = a.in_shapes[0].w;
+      layer_.window.kh = in[0].h;
+      layer_.window.kw = in[0].w;
     }
+    return LayerPrim::reshape(in);
   }
   Status run() override {
     const Shape &is = in_[0], &os = out_shape_;

@@ -108,8 +108,9 @@ void prepare_threads() {
 }
 
 Status DnnlPrim::reshape(const std::vector<Shape>& in) {
-  if (in != in_shapes_) return unsupported("a oneDNN primitive is made for the input shapes of its create");
-  return Status::ok();
+  if (in == in_shapes_) return Status::ok();
+  set_threads(threads_);  // oneDNN sizes the scratchpad and splits work for this team
+  return guard(StatusCode::kFailed, [&] { return remake(in); });
 }
 
 Status DnnlPrim::setup(const std::vector<const void*>& in, void* out, void* workspace) {
@@ -142,7 +143,9 @@ void DnnlPrim::finish(dnnl::primitive p, const dnnl::primitive_desc_base& pd,
                       const std::vector<Shape>& in_shapes, Shape out, DType out_dtype, Layout out_layout) {
   prim_ = std::move(p);
   in_shapes_ = in_shapes;
+  args_ = consts_;
   // Handles start null: setup() binds the executor's buffers (no allocation here).
+  srcs_.clear();
   for (auto& [arg, md] : srcs) {
     srcs_.emplace_back(md, engine(), static_cast<void*>(nullptr));
     args_[arg] = srcs_.back();
@@ -150,6 +153,7 @@ void DnnlPrim::finish(dnnl::primitive p, const dnnl::primitive_desc_base& pd,
   dst_ = dnnl::memory(dst, engine(), static_cast<void*>(nullptr));
   args_[DNNL_ARG_DST] = dst_;
   dnnl::memory::desc sp = pd.scratchpad_desc();
+  scratch_ = dnnl::memory();
   if (sp.get_size() > 0) {
     scratch_ = dnnl::memory(sp, engine(), static_cast<void*>(nullptr));
     args_[DNNL_ARG_SCRATCHPAD] = scratch_;
@@ -161,7 +165,10 @@ void DnnlPrim::finish(dnnl::primitive p, const dnnl::primitive_desc_base& pd,
 }
 
 void DnnlPrim::add_constant(int arg, dnnl::memory m) {
+  auto old = consts_.find(arg);
+  if (old != consts_.end()) weight_bytes_ -= old->second.get_desc().get_size();
   weight_bytes_ += m.get_desc().get_size();
+  consts_[arg] = m;
   args_[arg] = std::move(m);
 }
 

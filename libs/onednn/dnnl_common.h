@@ -50,7 +50,8 @@ void prepare_threads();
 
 /// A oneDNN primitive with its arguments: inputs are bound to DNNL_ARG_SRC* in order, the
 /// output to DNNL_ARG_DST, the workspace to DNNL_ARG_SCRATCHPAD; packed weights are
-/// memories the primitive owns. Made for the shapes of create (reshape checks them).
+/// memories the primitive owns. A oneDNN primitive is made for fixed shapes, so reshape to
+/// other shapes makes a new one (remake); the packed weights are kept.
 class DnnlPrim : public Primitive {
  public:
   DnnlPrim(std::string name, int threads) : Primitive(std::move(name)), threads_(threads) {}
@@ -60,11 +61,19 @@ class DnnlPrim : public Primitive {
   bool can_run_in_place() const override { return in_place_; }
 
   /// Binds the primitive: input memories `srcs` (with their argument ids), the output.
+  /// Called by create, and again by every remake.
   void finish(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::vector<std::pair<int, dnnl::memory::desc>> srcs,
               const dnnl::memory::desc& dst, const std::vector<Shape>& in_shapes, Shape out, DType out_dtype, Layout out_layout);
-  /// A constant argument (packed weights, bias), counted as packed weights.
+  /// A constant argument (packed weights, bias), counted as packed weights; replaces one
+  /// of the same id.
   void add_constant(int arg, dnnl::memory m);
   void set_in_place(bool on) { in_place_ = on; }
+
+ protected:
+  /// Makes the oneDNN primitive for input shapes `in` (other than the current ones) and
+  /// calls finish(). Runs under the thread count of run, inside guard().
+  virtual Status remake(const std::vector<Shape>& in) = 0;
+  const dnnl::memory& constant(int arg) const { return consts_.at(arg); }
 
  private:
   int threads_;
@@ -73,7 +82,7 @@ class DnnlPrim : public Primitive {
   std::vector<Shape> in_shapes_;
   std::vector<dnnl::memory> srcs_;
   dnnl::memory dst_, scratch_;
-  std::unordered_map<int, dnnl::memory> args_;
+  std::unordered_map<int, dnnl::memory> consts_, args_;
 };
 
 /// Copies `w` (f32, given user format and dims) into a new memory of `to` (reordered,

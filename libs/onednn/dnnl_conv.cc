@@ -71,9 +71,10 @@ struct Made {
   dnnl::memory::desc src, dst, user_w;
 };
 
-// The primitive descriptor for this layer and implementation.
+// The primitive descriptor for this layer and implementation; the weights in the format
+// `weights` when given, else in the one the primitive picks.
 Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
-               const std::vector<float>& w_scales, Made* m) {
+               const std::vector<float>& w_scales, Made* m, const dnnl::memory::desc* weights = nullptr) {
   Shape out;
   LW_RETURN_IF_ERROR(infer_layer_shape(l, {in}, &out));
   dnnl::primitive_attr attr;
@@ -81,7 +82,8 @@ Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams i
   const dt wt = d.dtype_in == DType::kBF16 ? dt::bf16 : d.dtype_in == DType::kI8 ? dt::s8 : dt::f32;
   m->src = act_md(in, d.dtype_in, d.layout_in);
   m->user_w = user_weights(l, in, d.dtype_in == DType::kI8 ? dt::s8 : dt::f32);
-  dnnl::memory::desc w_any(m->user_w.dims(), wt, tag::any), bias({l.out_channels}, dt::f32, tag::x);
+  dnnl::memory::desc w_any = weights ? *weights : dnnl::memory::desc(m->user_w.dims(), wt, tag::any);
+  dnnl::memory::desc bias({l.out_channels}, dt::f32, tag::x);
   if (is_conv(l)) {
     m->dst = act_md(out, d.dtype_out, d.layout_out);
     const Window& w = l.window;
@@ -137,7 +139,12 @@ void fold_zero_points(const QuantizedWeights& qw, QuantParams in_q, QuantParams 
 
 class Weighted : public DnnlPrim {
  public:
-  using DnnlPrim::DnnlPrim;
+  explicit Weighted(const PrimitiveArgs& a)
+      : DnnlPrim(a.desc.name(), a.desc.threads), desc_(a.desc), layer_(*a.layer), out_q_(a.out_quant) {
+    release_weights(layer_);  // geometry for remake; the weights are packed by make
+    if (!a.in_quant.empty()) in_q_ = a.in_quant[0];
+    residual_ = layer_.fused_residual;
+  }
 
   // With a residual the output must start as the residual (the sum post-op reads dst).
   int accumulate_input() const override { return residual_ ? 1 : -1; }
@@ -156,18 +163,19 @@ class Weighted : public DnnlPrim {
   Status make(const PrimitiveArgs& a) {
     const Layer& l = *a.layer;
     const Shape& in = a.in_shapes[0];
-    QuantParams in_q = a.in_quant.empty() ? QuantParams{} : a.in_quant[0];
+    created_for_ = in;
     const bool int8 = a.desc.dtype_in == DType::kI8;
     QuantizedWeights qw;
     if (int8) qw = quantize_weights_per_channel(l.weights, l.out_channels);
+    w_scales_ = qw.scales;
     Made m;
-    LW_RETURN_IF_ERROR(make_pd(a.desc, l, in, in_q, a.out_quant, qw.scales, &m));
+    LW_RETURN_IF_ERROR(make_pd(a.desc, l, in, in_q_, out_q_, w_scales_, &m));
     // int8 bias in accumulator units (in_scale * w_scale), added before the output scale.
     std::vector<float> bias(size_t(l.out_channels), 0.f);
     if (int8) {
-      std::vector<int32_t> bq = quantize_bias(l.bias, l.out_channels, in_q.scale, qw);
+      std::vector<int32_t> bq = quantize_bias(l.bias, l.out_channels, in_q_.scale, qw);
       for (size_t k = 0; k < bias.size(); ++k) bias[k] = float(bq[k]);
-      if (!is_conv(l)) fold_zero_points(qw, in_q, a.out_quant, &bias);
+      if (!is_conv(l)) fold_zero_points(qw, in_q_, out_q_, &bias);
     } else if (!l.bias.empty()) {
       bias = l.bias;
     }
@@ -175,16 +183,49 @@ class Weighted : public DnnlPrim {
     const void* w = int8 ? static_cast<const void*>(qw.q.data()) : static_cast<const void*>(l.weights.data());
     add_constant(DNNL_ARG_WEIGHTS, packed(w, m.user_w, m.pd.weights_desc(0)));
     add_constant(DNNL_ARG_BIAS, packed(bias.data(), bias_md, bias_md));
-    Shape out;
-    LW_RETURN_IF_ERROR(infer_layer_shape(l, {in}, &out));
-    residual_ = l.fused_residual;
-    // An inner product writes N x K: the same bytes in every plain layout.
-    finish(dnnl::primitive(m.pd.get()), m.pd, {{DNNL_ARG_SRC, m.src}}, m.dst, a.in_shapes, out, a.desc.dtype_out,
-           is_conv(l) ? a.desc.layout_out : Layout::kNCHW);
-    return Status::ok();
+    return bind(m, a.in_shapes);
+  }
+
+ protected:
+  // The packed weights' own format first (no reorder); where no JIT kernel takes it for the
+  // new shapes, the format the new primitive picks, reordered from the packed copy.
+  Status remake(const std::vector<Shape>& in) override {
+    if (in.size() != (residual_ ? 2u : 1u)) return invalid_argument(residual_ ? "expects an input and the residual" : "expects one input");
+    const Shape& s0 = created_for_;
+    if (in[0].c != s0.c) return invalid_argument("input channels changed since create");
+    if (!is_conv(layer_) && (in[0].h != s0.h || in[0].w != s0.w))
+      return invalid_argument("fully-connected weights fix the input's C x H x W");
+    const dnnl::memory::desc packed_md = constant(DNNL_ARG_WEIGHTS).get_desc();
+    Made m;
+    Status s = guard(StatusCode::kUnsupported,
+                     [&] { return make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m, &packed_md); });
+    if (!s.is_ok()) {
+      LW_RETURN_IF_ERROR(make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m));
+      if (m.pd.weights_desc(0) != packed_md) {
+        dnnl::memory from = constant(DNNL_ARG_WEIGHTS), to(m.pd.weights_desc(0), engine());
+        dnnl::reorder(from, to).execute(stream(), from, to);
+        stream().wait();
+        add_constant(DNNL_ARG_WEIGHTS, to);
+      }
+    }
+    return bind(m, in);
   }
 
  private:
+  Status bind(const Made& m, const std::vector<Shape>& in) {
+    Shape out;
+    LW_RETURN_IF_ERROR(infer_layer_shape(layer_, {in[0]}, &out));  // in[1]: the residual, if any
+    // An inner product writes N x K: the same bytes in every plain layout.
+    finish(dnnl::primitive(m.pd.get()), m.pd, {{DNNL_ARG_SRC, m.src}}, m.dst, in, out, desc_.dtype_out,
+           is_conv(layer_) ? desc_.layout_out : Layout::kNCHW);
+    return Status::ok();
+  }
+
+  ImplDesc desc_;
+  Layer layer_;
+  Shape created_for_;
+  QuantParams in_q_, out_q_;
+  std::vector<float> w_scales_;
   bool residual_ = false;
   const void* residual_src_ = nullptr;
   void* out_ = nullptr;
@@ -221,7 +262,7 @@ Status supports_fc(const ImplDesc& d, const Layer& l, const std::vector<Shape>& 
 
 Status create_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
   set_threads(a.desc.threads);  // oneDNN sizes the scratchpad and splits work for this team
-  auto p = std::make_unique<Weighted>(a.desc.name(), a.desc.threads);
+  auto p = std::make_unique<Weighted>(a);
   LW_RETURN_IF_ERROR(guard(StatusCode::kFailed, [&] { return p->make(a); }));
   *out = std::move(p);
   return Status::ok();

@@ -115,6 +115,28 @@ Status make(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in, Mad
   return reject_reference(m->pd);
 }
 
+// Layers without weights: remake is make for the new shapes.
+class LayerPrim : public DnnlPrim {
+ public:
+  explicit LayerPrim(const PrimitiveArgs& a) : DnnlPrim(a.desc.name(), a.desc.threads), desc_(a.desc), layer_(*a.layer) {}
+  Status build(const std::vector<Shape>& in) {
+    Made m;
+    LW_RETURN_IF_ERROR(make(desc_, layer_, in, &m));
+    Shape out;
+    LW_RETURN_IF_ERROR(infer_layer_shape(layer_, in, &out));
+    finish(dnnl::primitive(m.pd.get()), m.pd, m.srcs, m.dst, in, out, desc_.dtype_out, desc_.layout_out);
+    set_in_place(m.in_place);
+    return Status::ok();
+  }
+
+ protected:
+  Status remake(const std::vector<Shape>& in) override { return build(in); }
+
+ private:
+  ImplDesc desc_;
+  Layer layer_;
+};
+
 }  // namespace
 
 Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
@@ -127,13 +149,8 @@ Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape
 Status create_layer(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
   set_threads(a.desc.threads);  // oneDNN sizes the scratchpad and splits work for this team
   return guard(StatusCode::kFailed, [&] {
-    Made m;
-    LW_RETURN_IF_ERROR(make(a.desc, *a.layer, a.in_shapes, &m));
-    Shape os;
-    LW_RETURN_IF_ERROR(infer_layer_shape(*a.layer, a.in_shapes, &os));
-    auto p = std::make_unique<DnnlPrim>(a.desc.name(), a.desc.threads);
-    p->finish(dnnl::primitive(m.pd.get()), m.pd, m.srcs, m.dst, a.in_shapes, os, a.desc.dtype_out, a.desc.layout_out);
-    p->set_in_place(m.in_place);
+    auto p = std::make_unique<LayerPrim>(a);
+    LW_RETURN_IF_ERROR(p->build(a.in_shapes));
     *out = std::move(p);
     return Status::ok();
   });

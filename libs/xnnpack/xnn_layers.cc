@@ -91,19 +91,16 @@ class Binary : public XnnPrim {
 class Unary : public XnnPrim {
  public:
   using XnnPrim::XnnPrim;
-  Status create(const PrimitiveArgs& a) {
-    const Shape& s = a.in_shapes[0];
-    const bool softmax = layer_.kind == LayerKind::kSoftmax;
-    channels_ = softmax ? size_t(s.c) : size_t(s.c) * s.h * s.w;
-    const size_t c = channels_;
-    switch (layer_.kind) {
-      case LayerKind::kRelu: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, std::numeric_limits<float>::infinity(), 0, &op_), "xnn_create_clamp_nc_f32");
-      case LayerKind::kRelu6: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, 6.f, 0, &op_), "xnn_create_clamp_nc_f32");
-      case LayerKind::kHardSwish: return check(xnn_create_hardswish_nc_f32(c, c, c, 0, &op_), "xnn_create_hardswish_nc_f32");
-      case LayerKind::kSigmoid: return check(xnn_create_sigmoid_nc_f32(c, c, c, 0, &op_), "xnn_create_sigmoid_nc_f32");
-      case LayerKind::kSoftmax: return check(xnn_create_softmax_nc_f32(c, c, c, 0, &op_), "xnn_create_softmax_nc_f32");
-      default: return unsupported("no xnnpack unary op for this layer");
-    }
+  Status create(const PrimitiveArgs& a) { return make_op(row_length(a.in_shapes[0])); }
+  // The row length is fixed when the operator is made: a reshape that changes it (new H x W
+  // for an activation) makes a new operator, which costs no packing.
+  Status reshape(const std::vector<Shape>& in) override {
+    LW_RETURN_IF_ERROR(XnnPrim::reshape(in));
+    const size_t c = row_length(in[0]);
+    if (c == channels_) return Status::ok();
+    xnn_delete_operator(op_);
+    op_ = nullptr;
+    return make_op(c);
   }
   bool can_run_in_place() const override { return layer_.kind != LayerKind::kSoftmax; }
   Status setup(const std::vector<const void*>& in, void* out, void*) override {
@@ -122,7 +119,22 @@ class Unary : public XnnPrim {
   }
 
  private:
-  size_t channels_ = 1;
+  size_t row_length(const Shape& s) const {
+    return layer_.kind == LayerKind::kSoftmax ? size_t(s.c) : size_t(s.c) * s.h * s.w;
+  }
+  Status make_op(size_t c) {
+    channels_ = c;
+    switch (layer_.kind) {
+      case LayerKind::kRelu: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, std::numeric_limits<float>::infinity(), 0, &op_), "xnn_create_clamp_nc_f32");
+      case LayerKind::kRelu6: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, 6.f, 0, &op_), "xnn_create_clamp_nc_f32");
+      case LayerKind::kHardSwish: return check(xnn_create_hardswish_nc_f32(c, c, c, 0, &op_), "xnn_create_hardswish_nc_f32");
+      case LayerKind::kSigmoid: return check(xnn_create_sigmoid_nc_f32(c, c, c, 0, &op_), "xnn_create_sigmoid_nc_f32");
+      case LayerKind::kSoftmax: return check(xnn_create_softmax_nc_f32(c, c, c, 0, &op_), "xnn_create_softmax_nc_f32");
+      default: return unsupported("no xnnpack unary op for this layer");
+    }
+  }
+
+  size_t channels_ = 0;
 };
 
 template <typename P>
