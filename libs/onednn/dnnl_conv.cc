@@ -111,6 +111,9 @@ Status check_residual(const ImplDesc& d, const Layer& l, const std::vector<Shape
   // int8: the sum would need the residual's own scale and zero point (not modelled yet).
   if (d.dtype_in == DType::kI8) return unsupported("int8 with a residual add");
   if (d.layout_in != d.layout_out) return unsupported("a residual add with the input and output in different layouts");
+  // What the registry fuses after an absorbed add is a relu (ResNet) or nothing (MobileNets).
+  if (l.fused_activation != LayerKind::kInput && l.fused_activation != LayerKind::kRelu)
+    return unsupported(std::string("a residual add followed by ") + to_string(l.fused_activation) + " (only relu is absorbed)");
   return Status::ok();
 }
 
@@ -141,7 +144,9 @@ class Weighted : public DnnlPrim {
  public:
   explicit Weighted(const PrimitiveArgs& a)
       : DnnlPrim(a.desc.name(), a.desc.threads), desc_(a.desc), layer_(*a.layer), out_q_(a.out_quant) {
-    release_weights(layer_);  // geometry for remake; the weights are packed by make
+    // Geometry for remake; the weights are packed by make. oneDNN cannot reorder out of its
+    // Winograd weights format, so a Winograd conv keeps its plain weights to repack them.
+    if (a.desc.algorithm != Algorithm::kWinograd) release_weights(layer_);
     if (!a.in_quant.empty()) in_q_ = a.in_quant[0];
     residual_ = layer_.fused_residual;
   }
@@ -195,8 +200,13 @@ class Weighted : public DnnlPrim {
     if (in[0].c != s0.c) return invalid_argument("input channels changed since create");
     if (!is_conv(layer_) && (in[0].h != s0.h || in[0].w != s0.w))
       return invalid_argument("fully-connected weights fix the input's C x H x W");
-    const dnnl::memory::desc packed_md = constant(DNNL_ARG_WEIGHTS).get_desc();
     Made m;
+    if (desc_.algorithm == Algorithm::kWinograd) {  // f32 only: repack the kept plain weights
+      LW_RETURN_IF_ERROR(make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m));
+      add_constant(DNNL_ARG_WEIGHTS, packed(layer_.weights.data(), m.user_w, m.pd.weights_desc(0)));
+      return bind(m, in);
+    }
+    const dnnl::memory::desc packed_md = constant(DNNL_ARG_WEIGHTS).get_desc();
     Status s = guard(StatusCode::kUnsupported,
                      [&] { return make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m, &packed_md); });
     if (!s.is_ok()) {
