@@ -17,17 +17,6 @@ using namespace lw;
 
 namespace {
 
-Network small_model(const std::string& name, int size = 64) {
-  Network raw, net;
-  ZooOptions o;
-  o.input = {1, 3, size, size};
-  o.classes = 10;
-  REQUIRE(build_zoo_model(name, o, &raw).is_ok());
-  init_random_weights(raw, 3);
-  REQUIRE(fold_batch_norm(raw, &net).is_ok());
-  return net;
-}
-
 Tensor input_for(const Network& net, uint64_t seed) {
   std::mt19937_64 rng(seed);
   return testers::random_tensor(net.input_shape(), rng);
@@ -133,7 +122,7 @@ TEST_CASE("arena planner never overlaps live buffers and reuses dead ones") {
 TEST_CASE("zoo models under single-library assignments match the reference") {
   for (const char* model : {"resnet18", "mobilenetv2", "squeezenet1_1", "googlenet"})
     for (Library lib : {Library::kNative, Library::kOpenBLAS}) {
-      Network net = small_model(model);
+      Network net = testers::small_model(model);
       std::vector<ImplDesc> a;
       REQUIRE(library_assignment(net, default_registry(), lib, 1, &a).is_ok());
       MemoryReport mem;
@@ -151,7 +140,7 @@ TEST_CASE("zoo models under single-library assignments match the reference") {
 TEST_CASE("zoo models under random assignments match the reference") {
   for (const char* model : {"resnet18", "mobilenetv2", "squeezenet1_1", "googlenet", "mobilenetv3_small"})
     for (uint64_t seed = 1; seed <= 3; ++seed) {
-      Network net = small_model(model);
+      Network net = testers::small_model(model);
       std::vector<ImplDesc> a;
       REQUIRE(random_assignment(net, default_registry(), seed, &a).is_ok());
       double e = run_vs_reference(net, a);
@@ -162,7 +151,7 @@ TEST_CASE("zoo models under random assignments match the reference") {
 }
 
 TEST_CASE("assignment JSON: round trip and errors name the path") {
-  Network net = small_model("squeezenet1_1");
+  Network net = testers::small_model("squeezenet1_1");
   const Registry& r = default_registry();
   std::vector<ImplDesc> a, back;
   REQUIRE(random_assignment(net, r, 4, &a).is_ok());
@@ -182,7 +171,7 @@ TEST_CASE("assignment JSON: round trip and errors name the path") {
 }
 
 TEST_CASE("plan rejects inconsistent fusion") {
-  Network net = small_model("resnet18");
+  Network net = testers::small_model("resnet18");
   const Registry& r = default_registry();
   std::vector<ImplDesc> a;
   REQUIRE(library_assignment(net, r, Library::kNative, 1, &a).is_ok());

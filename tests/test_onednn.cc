@@ -215,17 +215,6 @@ TEST_CASE("int8 <-> bf16 and blocked int8 conversions keep zero padding and one 
 
 namespace {
 
-Network small_model(const std::string& name, int size) {
-  Network raw, net;
-  ZooOptions o;
-  o.input = {1, 3, size, size};
-  o.classes = 10;
-  REQUIRE(build_zoo_model(name, o, &raw).is_ok());
-  init_random_weights(raw, 3);
-  REQUIRE(fold_batch_norm(raw, &net).is_ok());
-  return net;
-}
-
 // Layer by layer: the first supported onednn implementation whose dtype is the first of
 // `dtypes` it has and whose layouts are `layout` (a conv may go NCHW -> blocked); runtime
 // fusion where the conv can absorb its activation or residual add; native NCHW f32 where

@@ -7,6 +7,7 @@
 
 #include "libs/quant/quant.h"
 #include "libs/ref/reference.h"
+#include "libs/zoo/zoo.h"
 
 namespace lw::testers {
 
@@ -31,6 +32,17 @@ void fill_weights(Layer& l, const std::vector<Shape>& in, uint64_t seed) {
     l.bias.resize(l.out_channels);
     fill_uniform(l.bias, rng, -0.5f, 0.5f);
   }
+}
+
+Network small_model(const std::string& name, int size) {
+  Network raw, net;
+  ZooOptions o;
+  o.input = {1, 3, size, size};
+  o.classes = 10;
+  REQUIRE(build_zoo_model(name, o, &raw).is_ok());
+  init_random_weights(raw, 3);
+  REQUIRE(fold_batch_norm(raw, &net).is_ok());
+  return net;
 }
 
 Tensor to_float_dtype(const Tensor& t, DType to) {

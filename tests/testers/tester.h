@@ -27,6 +27,9 @@ Tensor random_tensor(Shape s, std::mt19937_64& rng, float lo = -1.f, float hi = 
 void fill_weights(Layer& l, const std::vector<Shape>& in, uint64_t seed);
 /// Copy of an f32 tensor as bf16 (round to nearest even) or back, same layout.
 Tensor to_float_dtype(const Tensor& t, DType to);
+/// A zoo model on a size x size RGB input, 10 classes, seeded random weights, BatchNorm
+/// folded: whole networks for the executor tests, small enough to run many assignments.
+Network small_model(const std::string& name, int size = 64);
 
 // --- The error measure ----------------------------------------------------------------
 
