@@ -43,11 +43,7 @@ void read_profile(JsonReader& r, ExperimentConfig* c) {
   r.boolean("cold_cache", &p.cold_cache);
   if (r.ok() && p.max_runs < p.runs) r.fail("/max_runs", "must be >= runs (" + std::to_string(p.runs) + ")");
   // A LUT from `layerwise profile` to use instead of profiling: echoed only when given.
-  if (const json* lut = r.value("lut")) {
-    if (!lut->is_string()) return r.fail("/lut", "expected a string");
-    c->lut_file = lut->get<std::string>();
-  }
-  if (!c->lut_file.empty()) r.echo_value("lut", c->lut_file);
+  r.optional_text("lut", &c->lut_file);
 }
 
 // "agents": ["qlearning", {"agent": "dqn", ...hyperparameters}]: the hyperparameters are
@@ -120,14 +116,9 @@ void read_filter(JsonReader& r, ExperimentConfig* c) {
   r.integer("calibration_images", &c->calibration_images, 1, 60000);
   r.integer("fidelity_inputs", &c->fidelity_inputs, 1, 100000);
   // The user's data (README "Your data"): echoed only when given.
-  for (auto [key, v] : {std::pair{"eval_inputs", &c->eval_inputs}, {"eval_labels", &c->eval_labels},
-                        {"calibration_inputs", &c->calibration_inputs}}) {
-    if (const json* x = r.value(key)) {
-      if (!x->is_string()) return r.fail(std::string("/") + key, "expected a string");
-      *v = x->get<std::string>();
-    }
-    if (!v->empty()) r.echo_value(key, *v);
-  }
+  r.optional_text("eval_inputs", &c->eval_inputs);
+  r.optional_text("eval_labels", &c->eval_labels);
+  r.optional_text("calibration_inputs", &c->calibration_inputs);
   if (r.ok() && c->eval_inputs.empty() != c->eval_labels.empty())
     r.fail(c->eval_inputs.empty() ? "/eval_inputs" : "/eval_labels", "eval_inputs and eval_labels go together");
 }

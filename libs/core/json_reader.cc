@@ -110,6 +110,11 @@ void JsonReader::text(const char* key, std::string* out, bool required) {
   resolved_[key] = *out;
 }
 
+void JsonReader::optional_text(const char* key, std::string* out) {
+  text(key, out);
+  if (out->empty()) resolved_.erase(key);
+}
+
 void JsonReader::texts(const char* key, std::vector<std::string>* out) {
   if (const json* v = take(key, false)) {
     std::vector<std::string> got;

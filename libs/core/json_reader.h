@@ -35,6 +35,8 @@ class JsonReader {
   void number(const char* key, double* out, double lo, double hi, bool required = false);
   void boolean(const char* key, bool* out);
   void text(const char* key, std::string* out, bool required = false);
+  /// An optional path or name ("" = none): like text(), echoed only when not empty.
+  void optional_text(const char* key, std::string* out);
   void texts(const char* key, std::vector<std::string>* out);
   void integers(const char* key, std::vector<int>* out, int lo, int hi);
   /// A nested object read by `read` with a reader of its own; echoed under `key`.
