@@ -2,25 +2,22 @@
 
 #include <algorithm>
 
+#include "libs/core/enum_names.h"
+
 namespace lw {
 
-const char* to_string(MemoryModel m) {
-  switch (m) {
-#define X(e, s) \
-  case MemoryModel::e: return s;
-#include "env/memory_model.inc"
-#undef X
-  }
-  return "?";
-}
+namespace {
 
-std::optional<MemoryModel> parse_memory_model(const std::string& s) {
-#define X(e, str) \
-  if (s == str) return MemoryModel::e;
+constexpr NameRow<MemoryModel> kMemoryModels[] = {
+#define X(e, s) {MemoryModel::e, s},
 #include "env/memory_model.inc"
 #undef X
-  return std::nullopt;
-}
+};
+
+}  // namespace
+
+const char* to_string(MemoryModel m) { return name_of(kMemoryModels, m); }
+std::optional<MemoryModel> parse_memory_model(const std::string& s) { return parse_name(kMemoryModels, s); }
 
 namespace {
 

@@ -5,24 +5,24 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "libs/core/enum_names.h"
 #include "libs/core/files.h"
 #include "libs/core/hash.h"
-#include "libs/ir/network_json.h"
 #include "libs/ir/network_json.h"
 
 namespace lw {
 
 using json = nlohmann::json;
 
-const char* to_string(ImplStatus s) {
-  switch (s) {
-#define X(e, str) \
-  case ImplStatus::e: return str;
+namespace {
+constexpr NameRow<ImplStatus> kImplStatuses[] = {
+#define X(e, s) {ImplStatus::e, s},
 #include "env/impl_status.inc"
 #undef X
-  }
-  return "?";
-}
+};
+}  // namespace
+
+const char* to_string(ImplStatus s) { return name_of(kImplStatuses, s); }
 
 int64_t Lut::impl_count() const {
   int64_t n = 0;
@@ -122,12 +122,9 @@ Status parse_impl(const Reader& r, const json& j, const std::string& p, int n_fo
     m->fused_activation = f->get<bool>();
   }
   LW_RETURN_IF_ERROR(r.string(j, "status", p, &status));
-  bool known = false;
-#define X(e, s) \
-  if (status == s) m->status = ImplStatus::e, known = true;
-#include "env/impl_status.inc"
-#undef X
+  const std::optional<ImplStatus> known = parse_name(kImplStatuses, status);
   if (!known) return r.err(p + "/status", "expected ok, unsupported, failed or skipped");
+  m->status = *known;
   LW_RETURN_IF_ERROR(r.string(j, "reason", p, &m->reason, false));
   const std::string lp = p + "/latency_ms", mp = p + "/memory_bytes";
   const json* lat = r.field(j, "latency_ms");

@@ -3,17 +3,19 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "libs/core/enum_names.h"
+
 namespace lw {
 
-const char* to_string(StatusCode code) {
-  switch (code) {
-#define X(e, s) \
-  case StatusCode::e: return s;
+namespace {
+constexpr NameRow<StatusCode> kStatusNames[] = {
+#define X(e, s) {StatusCode::e, s},
 #include "libs/core/status.inc"
 #undef X
-  }
-  return "unknown";
-}
+};
+}  // namespace
+
+const char* to_string(StatusCode code) { return name_of(kStatusNames, code, "unknown"); }
 
 std::string Status::to_string() const {
   if (is_ok()) return "ok";

@@ -3,60 +3,48 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "libs/core/enum_names.h"
 #include "libs/core/status.h"
 
 namespace lw {
 
-const char* to_string(DType d) {
-  switch (d) {
-#define X(e, s, b) \
-  case DType::e: return s;
+namespace {
+struct DTypeRow {
+  DType value;
+  const char* name;
+  size_t bytes;
+};
+constexpr DTypeRow kDTypes[] = {
+#define X(e, s, b) {DType::e, s, b},
 #include "libs/core/dtype.inc"
 #undef X
-  }
-  return "?";
-}
-const char* to_string(Layout l) {
-  switch (l) {
-#define X(e, s, b) \
-  case Layout::e: return s;
+};
+
+struct LayoutRow {
+  Layout value;
+  const char* name;
+  int block;  // channels per block; 1 = plain
+};
+constexpr LayoutRow kLayouts[] = {
+#define X(e, s, b) {Layout::e, s, b},
 #include "libs/core/layout.inc"
 #undef X
-  }
-  return "?";
-}
-std::optional<DType> parse_dtype(const std::string& s) {
-#define X(e, str, b) \
-  if (s == str) return DType::e;
-#include "libs/core/dtype.inc"
-#undef X
-  return std::nullopt;
-}
-std::optional<Layout> parse_layout(const std::string& s) {
-#define X(e, str, b) \
-  if (s == str) return Layout::e;
-#include "libs/core/layout.inc"
-#undef X
-  return std::nullopt;
-}
+};
+}  // namespace
+
+const char* to_string(DType d) { return name_of(kDTypes, d); }
+const char* to_string(Layout l) { return name_of(kLayouts, l); }
+std::optional<DType> parse_dtype(const std::string& s) { return parse_name(kDTypes, s); }
+std::optional<Layout> parse_layout(const std::string& s) { return parse_name(kLayouts, s); }
+
 size_t dtype_bytes(DType d) {
-  switch (d) {
-#define X(e, s, b) \
-  case DType::e: return b;
-#include "libs/core/dtype.inc"
-#undef X
-  }
-  return 0;
+  const DTypeRow* r = find_row(kDTypes, d);
+  return r ? r->bytes : 0;
 }
 
 int layout_block(Layout l) {
-  switch (l) {
-#define X(e, s, b) \
-  case Layout::e: return b;
-#include "libs/core/layout.inc"
-#undef X
-  }
-  return 1;
+  const LayoutRow* r = find_row(kLayouts, l);
+  return r ? r->block : 1;
 }
 
 int64_t stored_elements(const Shape& s, Layout l) {

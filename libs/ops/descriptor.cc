@@ -2,47 +2,28 @@
 
 #include <sstream>
 
+#include "libs/core/enum_names.h"
+
 namespace lw {
 
-const char* to_string(Library l) {
-  switch (l) {
-#define X(e, s) \
-  case Library::e: return s;
+namespace {
+constexpr NameRow<Library> kLibraries[] = {
+#define X(e, s) {Library::e, s},
 #include "libs/ops/library.inc"
 #undef X
-  }
-  return "?";
-}
-const char* to_string(Algorithm a) {
-  switch (a) {
-#define X(e, s) \
-  case Algorithm::e: return s;
+};
+constexpr NameRow<Algorithm> kAlgorithms[] = {
+#define X(e, s) {Algorithm::e, s},
 #include "libs/ops/algorithm.inc"
 #undef X
-  }
-  return "?";
-}
-std::optional<Library> parse_library(const std::string& s) {
-#define X(e, str) \
-  if (s == str) return Library::e;
-#include "libs/ops/library.inc"
-#undef X
-  return std::nullopt;
-}
-std::optional<Algorithm> parse_algorithm(const std::string& s) {
-#define X(e, str) \
-  if (s == str) return Algorithm::e;
-#include "libs/ops/algorithm.inc"
-#undef X
-  return std::nullopt;
-}
-std::vector<Library> all_libraries() {
-  return {
-#define X(e, s) Library::e,
-#include "libs/ops/library.inc"
-#undef X
-  };
-}
+};
+}  // namespace
+
+const char* to_string(Library l) { return name_of(kLibraries, l); }
+const char* to_string(Algorithm a) { return name_of(kAlgorithms, a); }
+std::optional<Library> parse_library(const std::string& s) { return parse_name(kLibraries, s); }
+std::optional<Algorithm> parse_algorithm(const std::string& s) { return parse_name(kAlgorithms, s); }
+std::vector<Library> all_libraries() { return all_values(kLibraries); }
 
 bool valid_threads(int threads) {
   for (int t : kThreadSets)
