@@ -8,9 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 #include "env/bundle.h"
 #include "env/device.h"
@@ -20,25 +18,19 @@
 #include "libs/exec/backends.h"
 #include "libs/ir/network_json.h"
 #include "libs/zoo/zoo_builder.h"
+#include "tests/cli_fixtures.h"
 
 using namespace lw;
+using namespace lw::testing;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path& dir() {
-  static fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("lw_bundle_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path d = scratch_dir("lw_bundle");
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 void spit(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
 // A small Fashion-MNIST-shaped network; int8 on xnnpack where it has int8 (quantisation
@@ -206,21 +198,12 @@ TEST_CASE("distinct instances run concurrently and agree") {
 }
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
-Result cli(const std::string& args, const std::string& env = "") {
-  fs::path out = dir() / "stdout", err = dir() / "stderr";
-  int raw = std::system((env + " " + LAYERWISE_BIN + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
-  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+CliResult cli(const std::string& args, const std::string& env = "") { return run_layerwise(dir(), args, env); }
 }  // namespace
 
 TEST_CASE("layerwise infer --bundle: runs a bundle, refuses bad ones with one line") {
   std::string good = write(tiny_bundle(true), "cli.lwb");
-  Result r = cli("infer --bundle " + good + " --test-images 20");
+  CliResult r = cli("infer --bundle " + good + " --test-images 20");
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("top-1") != std::string::npos);
   CHECK(r.out.find("p90") != std::string::npos);
@@ -229,12 +212,12 @@ TEST_CASE("layerwise infer --bundle: runs a bundle, refuses bad ones with one li
     r = cli(std::string("infer --bundle ") + (dir() / name).string());
     CAPTURE(name);
     CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find(name) != std::string::npos);
   }
   r = cli("infer --bundle " + good, std::string(kMaskCpuFeaturesEnv) + "=sse2");
   CHECK(r.code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("sse2") != std::string::npos);
   r = cli("infer --bundle " + (dir() / "other_device.lwb").string() + " --force --test-images 5");
   CHECK_MESSAGE(r.code == 0, r.err);

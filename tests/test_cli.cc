@@ -4,37 +4,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/cli_fixtures.h"
 
 namespace fs = std::filesystem;
+using namespace lw::testing;
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-Result run(const std::string& args) {
-  fs::path dir = fs::temp_directory_path() / ("lw_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string out = (dir / "out").string(), err = (dir / "err").string();
-  int raw = std::system((std::string(LAYERWISE_BIN) + " " + args + " >" + out + " 2>" + err).c_str());
-  Result r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-  return r;
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using Result = CliResult;
+Result run(const std::string& args) { return run_layerwise(scratch_dir("lw_cli"), args); }
 
 std::string write_temp(const std::string& name, const std::string& text) {
   fs::path p = fs::temp_directory_path() / ("lw_cli_" + std::to_string(::getpid()) + "_" + name);
@@ -66,7 +45,7 @@ TEST_CASE("malformed network files exit 2 with one line") {
     std::string path = write_temp("bad" + std::to_string(i++) + ".json", text);
     Result r = run("infer --model " + path);
     CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find(path) != std::string::npos);
     fs::remove(path);
   }
@@ -107,13 +86,13 @@ TEST_CASE("a LUT from another device is refused by search unless forced; a trunc
   Result s = run("search --lut " + other + " --agent greedy --quiet --out " + other + ".d");
   CHECK(s.code == 2);
   CHECK(s.err.find("measured on another device") != std::string::npos);
-  CHECK(lines(s.err) == 1);
+  CHECK(count_lines(s.err) == 1);
   CHECK(run("search --lut " + other + " --agent greedy --quiet --force --out " + other + ".d").code == 0);
   CHECK(run("search --lut " + lut + " --agent greedy --quiet --out " + lut + ".d").code == 0);
   std::string cut = write_temp("cut.json", text.substr(0, text.size() / 3));
   Result c = run("search --lut " + cut + " --agent greedy --quiet");
   CHECK(c.code == 2);
-  CHECK(lines(c.err) == 1);
+  CHECK(count_lines(c.err) == 1);
   CHECK(c.err.find(cut) != std::string::npos);
   for (const std::string& f : {net, lut, other, cut}) fs::remove(f);
   fs::remove_all(other + ".d");
@@ -233,7 +212,7 @@ TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") 
     std::string path = write_temp("bad_exp" + std::to_string(i++) + ".json", c.text);
     Result r = run("run " + path + " --quiet");
     CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find(path) != std::string::npos);
     CHECK(r.err.find(c.expect) != std::string::npos);
     CAPTURE(r.err);

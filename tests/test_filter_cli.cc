@@ -7,46 +7,24 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "libs/ir/network_json.h"
 #include "libs/zoo/zoo_builder.h"
+#include "tests/cli_fixtures.h"
 
 using namespace lw;
+using namespace lw::testing;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = CliResult;
 
 const fs::path& dir() {
-  static fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("lw_filter_cli_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path d = scratch_dir("lw_filter_cli");
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-Result run(const std::string& args, const std::string& env = "") {
-  fs::path out = dir() / "stdout", err = dir() / "stderr";
-  int raw = std::system((env + " " + LAYERWISE_BIN + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
-  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+Result run(const std::string& args, const std::string& env = "") { return run_layerwise(dir(), args, env); }
 
 // A tiny trained-shaped model (1x1x32x32 in, 10 classes), its LUT and an exact search.
 struct Flow {
@@ -113,7 +91,7 @@ TEST_CASE("a corrupted weights file is one line naming it, exit 2") {
     Result r = run(std::string(cmd) + " --model " + (bad / "tiny.json").string() + " --lut " + f.lut + " --solutions " +
                    f.search + "/solutions.csv");
     CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find("tiny.weights") != std::string::npos);
   }
 }
@@ -122,11 +100,11 @@ TEST_CASE("a missing dataset is one line naming the file, exit 2") {
   const Flow& f = flow();
   Result r = run("filter " + f.eval() + " --solutions " + f.search + "/solutions.csv --data-dir /nonexistent/fm");
   CHECK(r.code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("/nonexistent/fm/t10k") != std::string::npos);
   r = run("replay " + f.eval() + " --solutions " + f.search + "/solutions.csv", "LAYERWISE_FASHION_MNIST_DIR=/nonexistent/env");
   CHECK(r.code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("/nonexistent/env/t10k") != std::string::npos);
 }
 
@@ -137,6 +115,6 @@ TEST_CASE("bad stage arguments exit 2 with one line") {
     CAPTURE(args);
     Result r = run(args);
     CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(count_lines(r.err) == 1);
   }
 }

@@ -11,41 +11,21 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "libs/data/npy.h"
 #include "libs/onnx/onnx_import.h"
 #include "libs/ref/reference.h"
+#include "tests/cli_fixtures.h"
 
 namespace fs = std::filesystem;
+using namespace lw::testing;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = CliResult;
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("lw_onnx_cli_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
-
-Result run(const std::string& args) {
-  const fs::path d = temp_dir();
-  const std::string out = (d / "out").string(), err = (d / "err").string();
-  int raw = std::system((std::string(LAYERWISE_BIN) + " " + args + " >" + out + " 2>" + err).c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+fs::path temp_dir() { return scratch_dir("lw_onnx_cli"); }
+Result run(const std::string& args) { return run_layerwise(temp_dir(), args); }
 
 void add_dim(onnx::TensorShapeProto* s, int64_t v, const char* param = nullptr) {
   auto* d = s->add_dim();
@@ -102,7 +82,7 @@ void check_refused(const std::string& path, const std::string& what) {
   Result r = run("models --describe " + path);
   INFO(path, ": ", r.err);
   CHECK(r.code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find(path) != std::string::npos);
   CHECK(r.err.find(what) != std::string::npos);
 }
@@ -257,7 +237,7 @@ TEST_CASE("infer reads the input from a file and writes the output tensor to a f
   REQUIRE(lw::write_npy(in, {1, 2, 4, 5}, x.data()).is_ok());
   Result bad = run("infer --model " + model + " --input " + in);
   CHECK(bad.code == 2);
-  CHECK(lines(bad.err) == 1);
+  CHECK(count_lines(bad.err) == 1);
   CHECK(bad.err.find("expected float32 samples of 2x5x5") != std::string::npos);
 }
 
@@ -266,6 +246,6 @@ TEST_CASE("a config with eval_inputs but no eval_labels is refused with its JSON
                                                 R"(", "filter": {"eval_inputs": "x.npy"}})");
   Result r = run("run " + cfg);
   CHECK(r.code == 2);
-  CHECK(lines(r.err) == 1);
+  CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("/filter/eval_labels: eval_inputs and eval_labels go together") != std::string::npos);
 }

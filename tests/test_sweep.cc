@@ -2,8 +2,6 @@
 // the file and the JSON path (exit 2); the grid expands into runnable experiment configs; a
 // sweep resumes without redoing finished cells; --collect merges and lists what is missing.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,28 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_fixtures.h"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using namespace lw::testing;
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = CliResult;
 
-const fs::path kDir = fs::temp_directory_path() / ("lw_sweep_" + std::to_string(::getpid()));
+// Tests remove it when done; scratch_dir() makes it again.
+const fs::path kDir = scratch_dir("lw_sweep");
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-Result run(const std::string& args) {
-  fs::create_directories(kDir);
-  std::string out = (kDir / "out").string(), err = (kDir / "err").string();
-  int raw = std::system((std::string(LAYERWISE_BIN) + " " + args + " >" + out + " 2>" + err).c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
+Result run(const std::string& args) { return run_layerwise(scratch_dir("lw_sweep"), args); }
 
 std::string write(const std::string& name, const std::string& text) {
   fs::create_directories(kDir);
@@ -43,8 +32,6 @@ std::string write(const std::string& name, const std::string& text) {
   std::ofstream(p) << text;
   return p.string();
 }
-
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> v(1);
@@ -92,7 +79,7 @@ TEST_CASE("bad sweep configs: one line with the file and the JSON path, exit 2")
     std::string path = write("bad.json", text);
     Result r = run("sweep " + path + " --dry-run");
     CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
+    CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find(path) != std::string::npos);
     CHECK(r.err.find(where) != std::string::npos);
   }
@@ -139,12 +126,12 @@ TEST_CASE("a local sweep resumes without redoing finished cells; --collect merge
   r = run("sweep " + sweep + " --quiet");
   REQUIRE_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("1 of 4 cells to run, 0 LUTs to profile") != std::string::npos);
-  for (const char* id : {"0000", "0002", "0003"}) CHECK(lines(slurp(out + "/cells/" + id + "/starts.log")) == 1);
-  CHECK(lines(slurp(cell + "/starts.log")) == 2);
+  for (const char* id : {"0000", "0002", "0003"}) CHECK(count_lines(slurp(out + "/cells/" + id + "/starts.log")) == 1);
+  CHECK(count_lines(slurp(cell + "/starts.log")) == 2);
   r = run("sweep " + out + " --collect");
   CHECK(r.code == 0);
   std::string csv = slurp(out + "/sweep.csv");
-  CHECK(lines(csv) == 5);
+  CHECK(count_lines(csv) == 5);
   CHECK(csv.rfind("cell,model,seeds,device,search_agent,search_seed,best_latency_ms,optimum_ms,gap_pct", 0) == 0);
   CHECK(fs::exists(out + "/plots/gap_vs_states.png"));
   CHECK(fs::exists(out + "/plots/front_memory_tiny_b.png"));
@@ -186,9 +173,9 @@ TEST_CASE("a failed cell says why, and runs again only with --resubmit-failed") 
   r = run("sweep " + sweep + " --quiet");
   CHECK(r.code == 0);
   CHECK(r.out.find("nothing to run") != std::string::npos);
-  CHECK(lines(slurp(out + "/cells/0000/starts.log")) == 1);
+  CHECK(count_lines(slurp(out + "/cells/0000/starts.log")) == 1);
   r = run("sweep " + sweep + " --quiet --resubmit-failed");
   CHECK(r.code == 1);
-  CHECK(lines(slurp(out + "/cells/0000/starts.log")) == 2);
+  CHECK(count_lines(slurp(out + "/cells/0000/starts.log")) == 2);
   fs::remove_all(kDir);
 }
