@@ -25,14 +25,7 @@ using namespace lw::testers;
 
 namespace {
 
-const Registry& onednn_registry() {
-  static Registry r = [] {
-    Registry reg;
-    register_onednn(reg);
-    return reg;
-  }();
-  return r;
-}
+const Registry& onednn_registry() { return registry_of<register_onednn>(); }
 
 float activate(LayerKind a, float v) { return a == LayerKind::kRelu ? std::max(v, 0.f) : v; }
 

@@ -16,13 +16,6 @@ void register_all_backends(Registry& r) {
   register_onednn(r);
 }
 
-const Registry& default_registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_all_backends(reg);
-    return reg;
-  }();
-  return r;
-}
+const Registry& default_registry() { return registry_of<register_all_backends>(); }
 
 }  // namespace lw

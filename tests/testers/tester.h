@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "libs/exec/backends.h"
 #include "libs/ops/registry.h"
 
 namespace lw::testers {
@@ -87,18 +88,6 @@ Outcome run_case(const Registry& r, const ImplDesc& desc, const Layer& layer, co
 /// run_case, then CHECK(error <= tol); tol < 0 means tolerance(desc).
 Outcome check_case(const Registry& r, const ImplDesc& desc, const Layer& layer, const std::vector<Tensor>& in,
                    double tol = -1, ReferenceCache* cache = nullptr);
-
-/// A registry holding one backend (`Register` is its register_<name>), made once per test
-/// binary: backends that initialise a library or pin threads do it once.
-template <void (*Register)(Registry&)>
-const Registry& registry_of() {
-  static const Registry r = [] {
-    Registry reg;
-    Register(reg);
-    return reg;
-  }();
-  return r;
-}
 
 /// Descriptor of every registered implementation of `lib` for `op`.
 std::vector<ImplDesc> descriptors(const Registry& r, Library lib, LayerKind op);
