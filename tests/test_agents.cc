@@ -5,29 +5,18 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "agents/agent.h"
 #include "agents/ilp.h"
 #include "env/synthetic_lut.h"
-#include "tests/lut_fixtures.h"
+#include "tests/agent_fixtures.h"
 
 using namespace lw;
 using namespace lw::testing;
 
 namespace {
 SearchResult run(const std::string& agent, const Problem& p, uint64_t seed = 1, int episodes = 0,
-                 const std::string& config = "{}");
-}
-namespace {
-SearchResult run(const std::string& agent, const Problem& p, uint64_t seed, int episodes, const std::string& config) {
+                 const std::string& config = "{}") {
   DeploymentEnv env(p);
-  AgentRequest req;
-  req.seed = seed;
-  req.episodes = episodes;
-  req.config_json = config;
-  SearchResult r;
-  Status s = run_agent(agent, env, req, &r);
-  REQUIRE_MESSAGE(s.is_ok(), s.to_string());
-  return r;
+  return run_search(agent, env, seed, episodes, config);
 }
 Problem compile(const Lut& lut) {
   Problem p;
@@ -43,14 +32,13 @@ TEST_CASE("exact: equals brute force on 1000 random small DAGs") {
     Rng r(seed * 7919 + 1);
     Lut lut = random_dag_lut(seed, 3 + r.below(6), 2 + r.below(3), 2 + r.below(2));
     const double want = brute_force(lut);
-    Problem p;
-    if (!compile_problem(lut, &p).is_ok()) {
-      CHECK(want == kInf);
+    const std::optional<Problem> p = compile_feasible(lut, want);
+    if (!p) {
       ++infeasible;
       continue;
     }
     REQUIRE(want < kInf);
-    SearchResult res = run("exact", p);
+    SearchResult res = run("exact", *p);
     CHECK(res.proven_optimal);
     CHECK(res.best_latency_ms == doctest::Approx(want).epsilon(1e-12));
     CHECK(lut_latency(lut, res.best) == doctest::Approx(want).epsilon(1e-12));
@@ -74,13 +62,12 @@ TEST_CASE("exact: branch and bound on a graph that does not reduce (K4-like)") {
       for (int p = 0; p < c; ++p)
         for (int a = 0; a < 2; ++a) lut.conversions.push_back({p, c, a, 1 - a, -1, 0.5 + seed % 3, {"x"}});
     const double want = brute_force(lut);
-    Problem p;
-    if (!compile_problem(lut, &p).is_ok()) {
-      CHECK(want == kInf);
+    const std::optional<Problem> p = compile_feasible(lut, want);
+    if (!p) {
       ++infeasible;
       continue;
     }
-    SearchResult res = run("exact", p);
+    SearchResult res = run("exact", *p);
     CHECK(res.best_latency_ms == doctest::Approx(want).epsilon(1e-12));
     ++checked;
   }

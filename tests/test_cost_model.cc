@@ -4,25 +4,14 @@
 // limit constrains the search itself (exact, ILP, episodic agents), not only the filter.
 #include <doctest/doctest.h>
 
-#include "agents/agent.h"
 #include "agents/ilp.h"
 #include "env/synthetic_lut.h"
-#include "tests/lut_fixtures.h"
+#include "tests/agent_fixtures.h"
 
 using namespace lw;
 using namespace lw::testing;
 
 namespace {
-
-SearchResult run(const std::string& agent, DeploymentEnv& env, uint64_t seed = 1, int episodes = 0) {
-  AgentRequest req;
-  req.seed = seed;
-  req.episodes = episodes;
-  SearchResult r;
-  Status s = run_agent(agent, env, req, &r);
-  REQUIRE_MESSAGE(s.is_ok(), s.to_string());
-  return r;
-}
 
 bool has_fanout(const Problem& p) {
   for (int j = 0; j < p.n; ++j)
@@ -39,17 +28,17 @@ TEST_CASE("one cost model: exact == ILP == brute force on 300 random DAGs with f
     Lut lut = fanout_dag_lut(seed, 4 + r.below(4), 2 + r.below(3), 2 + r.below(2));
     std::vector<int> brute;
     const double want = brute_force(lut, &brute);
-    Problem p;
-    if (!compile_problem(lut, &p).is_ok()) {
-      CHECK(want == kInf);
+    const std::optional<Problem> compiled = compile_feasible(lut, want);
+    if (!compiled) {
       ++infeasible;
       continue;
     }
     REQUIRE(want < kInf);
+    const Problem& p = *compiled;
     if (!has_fanout(p)) continue;
     CAPTURE(seed);
     DeploymentEnv env(p);
-    SearchResult ex = run("exact", env), ilp = run("ilp", env);
+    SearchResult ex = run_search("exact", env), ilp = run_search("ilp", env);
     CHECK(ex.proven_optimal);
     CHECK(ex.best_latency_ms == doctest::Approx(want).epsilon(1e-12));
     CHECK(ilp.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
@@ -76,9 +65,9 @@ TEST_CASE("one cost model: every agent's reported cost is predict_latency_ms of 
   Problem p;
   REQUIRE(compile_problem(lut, &p).is_ok());
   DeploymentEnv env(p);
-  SearchResult ex = run("exact", env);
+  SearchResult ex = run_search("exact", env);
   for (const char* a : {"exact", "ilp", "random", "greedy", "greedy_penalty", "dijkstra", "astar", "qlearning"}) {
-    SearchResult r = run(a, env, 1, 200);
+    SearchResult r = run_search(a, env, 1, 200);
     CAPTURE(a);
     CHECK(r.best_latency_ms == doctest::Approx(predict_latency_ms(p, r.best)).epsilon(1e-12));
     CHECK(r.best_latency_ms >= ex.best_latency_ms - 1e-9);
@@ -117,7 +106,7 @@ TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; 
     REQUIRE(want < kInf);
     CAPTURE(seed);
     DeploymentEnv env(p, o);
-    SearchResult ex = run("exact", env), ilp = run("ilp", env);
+    SearchResult ex = run_search("exact", env), ilp = run_search("ilp", env);
     CHECK(ex.proven_optimal);
     for (const SearchResult* s : {&ex, &ilp}) {
       CHECK(s->best_latency_ms == doctest::Approx(want).epsilon(1e-9));
@@ -125,7 +114,7 @@ TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; 
       CHECK(predict_memory_bytes(p, s->best) == lut_peak_memory(lut, s->best));
     }
     for (const char* agent : {"qlearning", "random"}) {
-      SearchResult q = run(agent, env, 2, 300);
+      SearchResult q = run_search(agent, env, 2, 300);
       for (const Solution& s : q.solutions) CHECK(predict_memory_bytes(p, s.assignment) <= o.max_memory_bytes);
       if (!q.best.empty()) CHECK(q.best_latency_ms >= want - 1e-9);
     }
