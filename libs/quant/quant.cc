@@ -131,35 +131,46 @@ int8_t requantize(int64_t acc, double multiplier, QuantParams out_q, int8_t lo, 
   return int8_t(std::clamp(v, double(lo), double(hi)));
 }
 
-Status check_int8_input(const Layer& layer, const QuantizedWeights& w, const Tensor& x, Shape* out_shape) {
+// What the conv and the FC reference share before their loops.
+struct Int8Setup {
+  QuantParams in_q;
+  std::vector<int32_t> bias;  // in the accumulator's scale (input scale x weight scale)
+  int8_t lo, hi;              // the fused activation's output range
+};
+
+// Checks the input, then makes the NCHW int8 output tensor `*out` with quantisation `out_q`.
+Status begin_int8_reference(const Layer& l, const QuantizedWeights& w, const Tensor& x, QuantParams out_q, Tensor* out,
+                            Int8Setup* s) {
   if (x.dtype() != DType::kI8 || x.layout() != Layout::kNCHW)
-    return invalid_argument("failed to run int8 reference " + layer.name + ": input must be NCHW int8");
-  if (w.q.size() != layer.weights.size())
-    return invalid_argument("failed to run int8 reference " + layer.name + ": weights of the wrong size");
-  return infer_layer_shape(layer, {x.shape()}, out_shape);
+    return invalid_argument("failed to run int8 reference " + l.name + ": input must be NCHW int8");
+  if (w.q.size() != l.weights.size())
+    return invalid_argument("failed to run int8 reference " + l.name + ": weights of the wrong size");
+  Shape os;
+  LW_RETURN_IF_ERROR(infer_layer_shape(l, {x.shape()}, &os));
+  LW_RETURN_IF_ERROR(activation_bounds_int8(l.fused_activation, out_q, &s->lo, &s->hi));
+  s->in_q = x.quant();
+  s->bias = quantize_bias(l.bias, os.c, s->in_q.scale, w);
+  *out = Tensor::create(os, DType::kI8, Layout::kNCHW);
+  out->set_quant(out_q);
+  return Status::ok();
 }
 
 }  // namespace
 
 Status reference_conv_int8(const Layer& l, const QuantizedWeights& w, const Tensor& x, QuantParams out_q, Tensor* out) {
-  Shape os;
-  LW_RETURN_IF_ERROR(check_int8_input(l, w, x, &os));
-  int8_t lo, hi;
-  LW_RETURN_IF_ERROR(activation_bounds_int8(l.fused_activation, out_q, &lo, &hi));
-  const QuantParams in_q = x.quant();
-  const std::vector<int32_t> bias = quantize_bias(l.bias, os.c, in_q.scale, w);
-  *out = Tensor::create(os, DType::kI8, Layout::kNCHW);
-  out->set_quant(out_q);
+  Int8Setup s;
+  LW_RETURN_IF_ERROR(begin_int8_reference(l, w, x, out_q, out, &s));
+  const Shape& os = out->shape();
   const Shape& is = x.shape();
   const Window& win = l.window;
   const int cin_g = is.c / l.groups, cout_g = os.c / l.groups;
   for (int n = 0; n < os.n; ++n)
     for (int oc = 0; oc < os.c; ++oc) {
       const int g = oc / cout_g;
-      const double mult = double(in_q.scale) * w.scale(oc) / out_q.scale;
+      const double mult = double(s.in_q.scale) * w.scale(oc) / out_q.scale;
       for (int oh = 0; oh < os.h; ++oh)
         for (int ow = 0; ow < os.w; ++ow) {
-          int64_t acc = bias[oc];
+          int64_t acc = s.bias[oc];
           for (int ic = 0; ic < cin_g; ++ic)
             for (int kh = 0; kh < win.kh; ++kh) {
               int ih = oh * win.stride_h - win.pad_top + kh * win.dil_h;
@@ -168,31 +179,26 @@ Status reference_conv_int8(const Layer& l, const QuantizedWeights& w, const Tens
                 int iw = ow * win.stride_w - win.pad_left + kw * win.dil_w;
                 if (iw < 0 || iw >= is.w) continue;
                 int32_t wq = w.q[((int64_t(oc) * cin_g + ic) * win.kh + kh) * win.kw + kw];
-                acc += int64_t(wq) * (int32_t(x.i8()[x.offset(n, g * cin_g + ic, ih, iw)]) - in_q.zero_point);
+                acc += int64_t(wq) * (int32_t(x.i8()[x.offset(n, g * cin_g + ic, ih, iw)]) - s.in_q.zero_point);
               }
             }
-          out->i8()[out->offset(n, oc, oh, ow)] = requantize(acc, mult, out_q, lo, hi);
+          out->i8()[out->offset(n, oc, oh, ow)] = requantize(acc, mult, out_q, s.lo, s.hi);
         }
     }
   return Status::ok();
 }
 
 Status reference_fc_int8(const Layer& l, const QuantizedWeights& w, const Tensor& x, QuantParams out_q, Tensor* out) {
-  Shape os;
-  LW_RETURN_IF_ERROR(check_int8_input(l, w, x, &os));
-  int8_t lo, hi;
-  LW_RETURN_IF_ERROR(activation_bounds_int8(l.fused_activation, out_q, &lo, &hi));
-  const QuantParams in_q = x.quant();
-  const std::vector<int32_t> bias = quantize_bias(l.bias, os.c, in_q.scale, w);
-  *out = Tensor::create(os, DType::kI8, Layout::kNCHW);
-  out->set_quant(out_q);
+  Int8Setup s;
+  LW_RETURN_IF_ERROR(begin_int8_reference(l, w, x, out_q, out, &s));
+  const Shape& os = out->shape();
   const int64_t F = int64_t(x.shape().c) * x.shape().h * x.shape().w;  // NCHW flatten order
   for (int n = 0; n < os.n; ++n)
     for (int o = 0; o < os.c; ++o) {
-      int64_t acc = bias[o];
+      int64_t acc = s.bias[o];
       for (int64_t f = 0; f < F; ++f)
-        acc += int64_t(w.q[o * F + f]) * (int32_t(x.i8()[n * F + f]) - in_q.zero_point);
-      out->i8()[out->offset(n, o, 0, 0)] = requantize(acc, double(in_q.scale) * w.scale(o) / out_q.scale, out_q, lo, hi);
+        acc += int64_t(w.q[o * F + f]) * (int32_t(x.i8()[n * F + f]) - s.in_q.zero_point);
+      out->i8()[out->offset(n, o, 0, 0)] = requantize(acc, double(s.in_q.scale) * w.scale(o) / out_q.scale, out_q, s.lo, s.hi);
     }
   return Status::ok();
 }
