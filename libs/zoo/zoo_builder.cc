@@ -68,9 +68,9 @@ int NetBuilder::act(int x, LayerKind kind, const std::string& what) {
   return push(l, what);
 }
 
-int NetBuilder::max_pool(int x, int k, int stride, int pad, bool ceil_mode) {
+int NetBuilder::pool(LayerKind kind, int x, int k, int stride, int pad, bool ceil_mode) {
   Layer l;
-  l.kind = LayerKind::kMaxPool;
+  l.kind = kind;
   l.inputs = {x};
   l.window.kh = l.window.kw = k;
   l.window.stride_h = l.window.stride_w = stride;
@@ -79,15 +79,11 @@ int NetBuilder::max_pool(int x, int k, int stride, int pad, bool ceil_mode) {
   return push(l, "");
 }
 
-int NetBuilder::avg_pool(int x, int k, int stride, int pad) {
-  Layer l;
-  l.kind = LayerKind::kAvgPool;
-  l.inputs = {x};
-  l.window.kh = l.window.kw = k;
-  l.window.stride_h = l.window.stride_w = stride;
-  l.window.pad_top = l.window.pad_left = l.window.pad_bottom = l.window.pad_right = pad;
-  return push(l, "");
+int NetBuilder::max_pool(int x, int k, int stride, int pad, bool ceil_mode) {
+  return pool(LayerKind::kMaxPool, x, k, stride, pad, ceil_mode);
 }
+
+int NetBuilder::avg_pool(int x, int k, int stride, int pad) { return pool(LayerKind::kAvgPool, x, k, stride, pad, false); }
 
 int NetBuilder::global_avg_pool(int x) {
   Layer l;

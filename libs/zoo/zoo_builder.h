@@ -39,6 +39,7 @@ class NetBuilder {
   Network finish();
 
  private:
+  int pool(LayerKind kind, int x, int k, int stride, int pad, bool ceil_mode);
   int push(Layer l, const std::string& what);
   Network net_;
   std::string scope_;
