@@ -14,7 +14,6 @@ using namespace zoo_blocks;
 
 constexpr LayerKind kNone = LayerKind::kInput;
 constexpr LayerKind kRelu = LayerKind::kRelu;
-constexpr LayerKind kRelu6 = LayerKind::kRelu6;
 constexpr LayerKind kHSwish = LayerKind::kHardSwish;
 
 int scaled(int c, const ZooOptions& o) { return std::max(1, int(std::lround(c * o.width))); }
@@ -135,59 +134,33 @@ Network squeezenet11(const ZooOptions& o) {
 
 Network mobilenetv2(const ZooOptions& o) {
   NetBuilder b("mobilenetv2", o.input);
-  const int cfg[][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
-                        {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
-  b.scope("features.0");
-  int x = b.conv_bn(0, divisible(32 * o.width), 3, 2, 1, kRelu6, "conv");
-  int block = 1;
-  for (auto& r : cfg)
-    for (int i = 0; i < r[2]; ++i) {
-      b.scope("features." + std::to_string(block++));
-      x = inverted_residual(b, x, divisible(r[1] * o.width), i == 0 ? r[3] : 1, r[0]);
-    }
-  b.scope("features." + std::to_string(block));
-  x = b.conv_bn(x, divisible(1280 * std::max(1.0f, o.width)), 1, 1, 1, kRelu6, "conv");
-  b.scope("classifier");
-  b.fc(b.flatten(b.global_avg_pool(x)), o.classes);
-  return b.finish();
-}
-
-Network mobilenetv3(const std::string& name, const std::vector<V3Block>& cfg, int last, int head,
-                    const ZooOptions& o) {
-  NetBuilder b(name, o.input);
-  b.scope("features.0");
-  int x = b.conv_bn(0, divisible(16 * o.width), 3, 2, 1, kHSwish, "conv");
-  for (size_t i = 0; i < cfg.size(); ++i) {
-    b.scope("features." + std::to_string(i + 1));
-    x = v3_block(b, x, cfg[i], o.width);
-  }
-  b.scope("features." + std::to_string(cfg.size() + 1));
-  x = b.conv_bn(x, divisible(last * o.width), 1, 1, 1, kHSwish, "conv");
-  b.scope("classifier");
-  x = b.act(b.fc(b.flatten(b.global_avg_pool(x)), divisible(head * o.width), true, "fc1"), kHSwish);
-  b.fc(x, o.classes, true, "fc2");
-  return b.finish();
+  return mobilenetv2_net(b, 2, divisible(32 * o.width),
+                         {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2}, {6, 96, 3, 1}, {6, 160, 3, 2},
+                          {6, 320, 1, 1}},
+                         o.width, divisible(1280 * std::max(1.0f, o.width)), o.classes);
 }
 
 Network mobilenetv3_large(const ZooOptions& o) {
   const LayerKind RE = kRelu, HS = kHSwish;
-  return mobilenetv3("mobilenetv3_large",
-                     {{3, 16, 16, false, RE, 1},   {3, 64, 24, false, RE, 2},   {3, 72, 24, false, RE, 1},
-                      {5, 72, 40, true, RE, 2},    {5, 120, 40, true, RE, 1},   {5, 120, 40, true, RE, 1},
-                      {3, 240, 80, false, HS, 2},  {3, 200, 80, false, HS, 1},  {3, 184, 80, false, HS, 1},
-                      {3, 184, 80, false, HS, 1},  {3, 480, 112, true, HS, 1},  {3, 672, 112, true, HS, 1},
-                      {5, 672, 160, true, HS, 2},  {5, 960, 160, true, HS, 1},  {5, 960, 160, true, HS, 1}},
-                     960, 1280, o);
+  NetBuilder b("mobilenetv3_large", o.input);
+  return mobilenetv3_net(b, 2,
+                         {{3, 16, 16, false, RE, 1},   {3, 64, 24, false, RE, 2},   {3, 72, 24, false, RE, 1},
+                          {5, 72, 40, true, RE, 2},    {5, 120, 40, true, RE, 1},   {5, 120, 40, true, RE, 1},
+                          {3, 240, 80, false, HS, 2},  {3, 200, 80, false, HS, 1},  {3, 184, 80, false, HS, 1},
+                          {3, 184, 80, false, HS, 1},  {3, 480, 112, true, HS, 1},  {3, 672, 112, true, HS, 1},
+                          {5, 672, 160, true, HS, 2},  {5, 960, 160, true, HS, 1},  {5, 960, 160, true, HS, 1}},
+                         o.width, divisible(960 * o.width), divisible(1280 * o.width), o.classes);
 }
 
 Network mobilenetv3_small(const ZooOptions& o) {
   const LayerKind RE = kRelu, HS = kHSwish;
-  return mobilenetv3("mobilenetv3_small",
-                     {{3, 16, 16, true, RE, 2},   {3, 72, 24, false, RE, 2},  {3, 88, 24, false, RE, 1},
-                      {5, 96, 40, true, HS, 2},   {5, 240, 40, true, HS, 1},  {5, 240, 40, true, HS, 1},
-                      {5, 120, 48, true, HS, 1},  {5, 144, 48, true, HS, 1},  {5, 288, 96, true, HS, 2},
-                      {5, 576, 96, true, HS, 1},  {5, 576, 96, true, HS, 1}},
-                     576, 1024, o);
+  NetBuilder b("mobilenetv3_small", o.input);
+  return mobilenetv3_net(b, 2,
+                         {{3, 16, 16, true, RE, 2},   {3, 72, 24, false, RE, 2},  {3, 88, 24, false, RE, 1},
+                          {5, 96, 40, true, HS, 2},   {5, 240, 40, true, HS, 1},  {5, 240, 40, true, HS, 1},
+                          {5, 120, 48, true, HS, 1},  {5, 144, 48, true, HS, 1},  {5, 288, 96, true, HS, 2},
+                          {5, 576, 96, true, HS, 1},  {5, 576, 96, true, HS, 1}},
+                         o.width, divisible(576 * o.width), divisible(1024 * o.width), o.classes);
 }
 
 }  // namespace

@@ -64,4 +64,38 @@ int v3_block(NetBuilder& b, int x, const V3Block& r, float width) {
   return (r.stride == 1 && in == out) ? b.add(y, x) : y;
 }
 
+Network mobilenetv2_net(NetBuilder& b, int stem_stride, int stem, const std::vector<V2Row>& rows, float width,
+                        int last, int classes) {
+  b.scope("features.0");
+  int x = b.conv_bn(0, stem, 3, stem_stride, 1, kRelu6, "conv");
+  int block = 1;
+  for (const V2Row& r : rows)
+    for (int i = 0; i < r.repeats; ++i) {
+      b.scope("features." + std::to_string(block++));
+      x = inverted_residual(b, x, divisible(r.out * width), i == 0 ? r.stride : 1, r.expand);
+    }
+  b.scope("features." + std::to_string(block));
+  x = b.conv_bn(x, last, 1, 1, 1, kRelu6, "conv");
+  b.scope("classifier");
+  b.fc(b.flatten(b.global_avg_pool(x)), classes);
+  return b.finish();
+}
+
+Network mobilenetv3_net(NetBuilder& b, int stem_stride, const std::vector<V3Block>& rows, float width, int last,
+                        int head, int classes) {
+  b.scope("features.0");
+  int x = b.conv_bn(0, divisible(16 * width), 3, stem_stride, 1, LayerKind::kHardSwish, "conv");
+  int block = 1;
+  for (const V3Block& r : rows) {
+    b.scope("features." + std::to_string(block++));
+    x = v3_block(b, x, r, width);
+  }
+  b.scope("features." + std::to_string(block));
+  x = b.conv_bn(x, last, 1, 1, 1, LayerKind::kHardSwish, "conv");
+  b.scope("classifier");
+  x = b.act(b.fc(b.flatten(b.global_avg_pool(x)), head, true, "fc1"), LayerKind::kHardSwish);
+  b.fc(x, classes, true, "fc2");
+  return b.finish();
+}
+
 }  // namespace lw::zoo_blocks

@@ -3,6 +3,7 @@
 /// (zoo_fmnist.cc), so both families have the same block shapes. Internal to libs/zoo/.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "libs/zoo/zoo_builder.h"
 
@@ -30,5 +31,19 @@ struct V3Block {
   int stride;
 };
 int v3_block(NetBuilder& b, int x, const V3Block& r, float width);
+
+/// One MobileNetV2 row of the paper's table: expansion, output channels, repeats, stride of
+/// the row's first block.
+struct V2Row {
+  int expand, out, repeats, stride;
+};
+
+/// The MobileNets of both families, stem to classifier, with torchvision's scopes (features.i,
+/// classifier); the ImageNet members use stem stride 2, the 32x32 ones stride 1. `stem`,
+/// `last` and `head` are channel counts as built; the rows are scaled by `width` here.
+Network mobilenetv2_net(NetBuilder& b, int stem_stride, int stem, const std::vector<V2Row>& rows, float width,
+                        int last, int classes);
+Network mobilenetv3_net(NetBuilder& b, int stem_stride, const std::vector<V3Block>& rows, float width, int last,
+                        int head, int classes);
 
 }  // namespace lw::zoo_blocks

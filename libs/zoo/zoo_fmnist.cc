@@ -12,7 +12,6 @@ namespace {
 using namespace zoo_blocks;
 
 constexpr LayerKind kRelu = LayerKind::kRelu;
-constexpr LayerKind kRelu6 = LayerKind::kRelu6;
 constexpr LayerKind kHSwish = LayerKind::kHardSwish;
 
 // The small members keep full resolution in the stem (3x3, stride 1) as CIFAR-style
@@ -37,41 +36,17 @@ Network fmnist_resnet(const ZooOptions& o) {
 // MobileNetV2 rows (expansion, channels, repeats, stride) cut to 32x32 -> 4x4.
 Network fmnist_mobilenetv2(const ZooOptions& o) {
   NetBuilder b("fmnist_mobilenetv2", input_of(o));
-  const int cfg[][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 2, 2}, {6, 64, 2, 2}};
-  b.scope("features.0");
-  int x = b.conv_bn(0, divisible(16 * o.width), 3, 1, 1, kRelu6, "conv");
-  int block = 1;
-  for (auto& r : cfg)
-    for (int i = 0; i < r[2]; ++i) {
-      b.scope("features." + std::to_string(block++));
-      x = inverted_residual(b, x, divisible(r[1] * o.width), i == 0 ? r[3] : 1, r[0]);
-    }
-  b.scope("features." + std::to_string(block));
-  x = b.conv_bn(x, divisible(256 * o.width), 1, 1, 1, kRelu6, "conv");
-  b.scope("classifier");
-  b.fc(b.flatten(b.global_avg_pool(x)), kFmnistClasses);
-  return b.finish();
+  return mobilenetv2_net(b, 1, divisible(16 * o.width), {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 2, 2}, {6, 64, 2, 2}},
+                         o.width, divisible(256 * o.width), kFmnistClasses);
 }
 
 // The first six bneck rows of MobileNetV3-Small (SE, hardswish), 32x32 -> 4x4.
 Network fmnist_mobilenetv3(const ZooOptions& o) {
   const LayerKind RE = kRelu, HS = kHSwish;
-  const V3Block cfg[] = {{3, 16, 16, true, RE, 2}, {3, 72, 24, false, RE, 2}, {3, 88, 24, false, RE, 1},
-                         {5, 96, 40, true, HS, 2}, {5, 240, 40, true, HS, 1}, {5, 120, 48, true, HS, 1}};
+  const std::vector<V3Block> cfg = {{3, 16, 16, true, RE, 2}, {3, 72, 24, false, RE, 2}, {3, 88, 24, false, RE, 1},
+                                    {5, 96, 40, true, HS, 2}, {5, 240, 40, true, HS, 1}, {5, 120, 48, true, HS, 1}};
   NetBuilder b("fmnist_mobilenetv3", input_of(o));
-  b.scope("features.0");
-  int x = b.conv_bn(0, divisible(16 * o.width), 3, 1, 1, kHSwish, "conv");
-  int i = 1;
-  for (const V3Block& r : cfg) {
-    b.scope("features." + std::to_string(i++));
-    x = v3_block(b, x, r, o.width);
-  }
-  b.scope("features." + std::to_string(i));
-  x = b.conv_bn(x, divisible(288 * o.width), 1, 1, 1, kHSwish, "conv");
-  b.scope("classifier");
-  x = b.act(b.fc(b.flatten(b.global_avg_pool(x)), divisible(256 * o.width), true, "fc1"), kHSwish);
-  b.fc(x, kFmnistClasses, true, "fc2");
-  return b.finish();
+  return mobilenetv3_net(b, 1, cfg, o.width, divisible(288 * o.width), divisible(256 * o.width), kFmnistClasses);
 }
 
 // SqueezeNet 1.1 layout (ceil-mode max pools between fire pairs, conv classifier + GAP),
