@@ -69,6 +69,13 @@ Status spatial_input(Ctx& c, const Value** x, bool allow_pad) {
   return Status::ok();
 }
 
+// A windowed layer's output: batch and `channels`, then the window's spatial extents.
+Status add_windowed(Ctx& c, Layer l, const Value& x, int64_t channels, const std::vector<int64_t>& spatial) {
+  std::vector<int64_t> dims = {x.dims[0], channels};
+  dims.insert(dims.end(), spatial.begin(), spatial.end());
+  return c.add_layer(std::move(l), {x.layer}, dims);
+}
+
 Status conv(Ctx& c) {
   const Value *x, *w, *b = nullptr;
   LW_RETURN_IF_ERROR(spatial_input(c, &x, true));
@@ -90,9 +97,7 @@ Status conv(Ctx& c) {
     l.has_bias = true;
     l.bias = floats(*b);
   }
-  std::vector<int64_t> dims = {x->dims[0], w->dims[0]};
-  dims.insert(dims.end(), spatial.begin(), spatial.end());
-  return c.add_layer(std::move(l), {x->layer}, dims);
+  return add_windowed(c, std::move(l), *x, w->dims[0], spatial);
 }
 
 Status pool(Ctx& c) {
@@ -107,9 +112,7 @@ Status pool(Ctx& c) {
   l.count_include_pad = c.attr_i("count_include_pad", 0) != 0;
   std::vector<int64_t> spatial;
   LW_RETURN_IF_ERROR(window(c, *x, {}, &l.window, &spatial));
-  std::vector<int64_t> dims = {x->dims[0], x->dims[1]};
-  dims.insert(dims.end(), spatial.begin(), spatial.end());
-  return c.add_layer(std::move(l), {x->layer}, dims);
+  return add_windowed(c, std::move(l), *x, x->dims[1], spatial);
 }
 
 Status global_pool(Ctx& c) {
