@@ -5,6 +5,8 @@
 /// thread set). Other backends reuse its conv drivers with their own GEMM (openblas).
 #pragma once
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "libs/ops/registry.h"
 
@@ -30,5 +32,13 @@ Status create_gemm_1x1_conv(const PrimitiveArgs& args, GemmFn gemm, std::unique_
 Status supports_f32_conv(const ImplDesc& d, const Layer& layer, const std::vector<Shape>& in);
 /// The limits of `algo` on this layer (stride, kernel, groups ...), or ok.
 Status supports_conv_algorithm(Algorithm algo, Layout layout, const Layer& layer, const std::vector<Shape>& in);
+
+/// Makes the conv primitive of one algorithm (whatever else the descriptor says).
+using ConvFactory = Status (*)(Algorithm algo, const PrimitiveArgs& args, std::unique_ptr<Primitive>* out);
+/// Registers `library`'s f32 convs built on these drivers: every (algorithm, layout) of
+/// `algos`, plain and runtime-fused, on every thread set, checked by supports_f32_conv and
+/// supports_conv_algorithm. One loop for native and openblas: only the kernels vary.
+void register_f32_convs(Registry& registry, Library library, const std::vector<std::pair<Algorithm, Layout>>& algos,
+                        ConvFactory create);
 
 }  // namespace lw

@@ -7,12 +7,6 @@
 namespace lw {
 namespace {
 
-struct ConvAlgo {
-  Algorithm algo;
-  Layout layout;
-  CreateFn create;
-};
-
 Status native_conv_factory(Algorithm algo, const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
   switch (algo) {
     case Algorithm::kDirect: return native::create_direct_conv(a, out);
@@ -27,13 +21,13 @@ Status native_conv_factory(Algorithm algo, const PrimitiveArgs& a, std::unique_p
   }
 }
 
-Status supports_native_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
+Status supports_gemm_driver_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   LW_RETURN_IF_ERROR(supports_f32_conv(d, l, in));
   return supports_conv_algorithm(d.algorithm, d.layout_in, l, in);
 }
 
 void register_convs(Registry& r) {
-  const std::pair<Algorithm, Layout> algos[] = {
+  register_f32_convs(r, Library::kNative, {
       {Algorithm::kDirect, Layout::kNCHW},     {Algorithm::kDirect, Layout::kNHWC},
       {Algorithm::kIm2col, Layout::kNCHW},     {Algorithm::kIm2row, Layout::kNHWC},
       {Algorithm::kGemm1x1, Layout::kNCHW},    {Algorithm::kGemm1x1, Layout::kNHWC},
@@ -41,22 +35,7 @@ void register_convs(Registry& r) {
       {Algorithm::kWinogradF2, Layout::kNHWC}, {Algorithm::kWinogradF4, Layout::kNCHW},
       {Algorithm::kWinogradF4, Layout::kNHWC}, {Algorithm::kDepthwise, Layout::kNCHW},
       {Algorithm::kDepthwise, Layout::kNHWC},
-  };
-  for (const auto& [algo, layout] : algos)
-    for (bool fused : {false, true})
-      for (int t : kThreadSets) {
-        ImplDesc d;
-        d.op = LayerKind::kConv2d;
-        d.library = Library::kNative;
-        d.algorithm = algo;
-        d.layout_in = d.layout_out = layout;
-        d.threads = t;
-        d.fused_activation = fused;
-        Algorithm a = algo;
-        r.add({d, supports_native_conv, [a](const PrimitiveArgs& args, std::unique_ptr<Primitive>* out) {
-                 return native_conv_factory(a, args, out);
-               }});
-      }
+  }, native_conv_factory);
 }
 
 // `<activation>_<layout>_<dtype>_native_fused_t<n>`: the activation runs inside the conv that
@@ -91,6 +70,25 @@ void register_fused_pseudo(Registry& r) {
 }
 
 }  // namespace
+
+void register_f32_convs(Registry& r, Library library, const std::vector<std::pair<Algorithm, Layout>>& algos,
+                        ConvFactory create) {
+  for (const auto& [algo, layout] : algos)
+    for (bool fused : {false, true})
+      for (int t : kThreadSets) {
+        ImplDesc d;
+        d.op = LayerKind::kConv2d;
+        d.library = library;
+        d.algorithm = algo;
+        d.layout_in = d.layout_out = layout;
+        d.threads = t;
+        d.fused_activation = fused;
+        const Algorithm a = algo;
+        r.add({d, supports_gemm_driver_conv, [a, create](const PrimitiveArgs& args, std::unique_ptr<Primitive>* out) {
+                 return create(a, args, out);
+               }});
+      }
+}
 
 void register_native(Registry& r) {
   start_thread_sets();

@@ -10,9 +10,9 @@ namespace {
 
 constexpr int kColumnGrain = 16;
 
-Status supports(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
-  LW_RETURN_IF_ERROR(supports_f32_conv(d, l, in));
-  return supports_conv_algorithm(d.algorithm, d.layout_in, l, in);
+Status openblas_conv_factory(Algorithm algo, const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+  if (algo == Algorithm::kIm2col) return create_im2col_conv(a, openblas_gemm, out);
+  return create_gemm_1x1_conv(a, openblas_gemm, out);
 }
 
 }  // namespace
@@ -30,20 +30,8 @@ void register_openblas(Registry& r) {
   // One OpenBLAS thread per call: parallelism comes only from our pinned thread sets.
   openblas_set_num_threads(1);
   start_thread_sets();
-  for (Algorithm algo : {Algorithm::kIm2col, Algorithm::kGemm1x1})
-    for (bool fused : {false, true})
-      for (int t : kThreadSets) {
-        ImplDesc d;
-        d.op = LayerKind::kConv2d;
-        d.library = Library::kOpenBLAS;
-        d.algorithm = algo;
-        d.threads = t;
-        d.fused_activation = fused;
-        CreateFn create = algo == Algorithm::kIm2col
-                              ? CreateFn([](const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) { return create_im2col_conv(a, openblas_gemm, out); })
-                              : CreateFn([](const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) { return create_gemm_1x1_conv(a, openblas_gemm, out); });
-        r.add({d, supports, create});
-      }
+  register_f32_convs(r, Library::kOpenBLAS, {{Algorithm::kIm2col, Layout::kNCHW}, {Algorithm::kGemm1x1, Layout::kNCHW}},
+                     openblas_conv_factory);
 }
 
 }  // namespace lw
