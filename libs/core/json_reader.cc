@@ -8,6 +8,7 @@ using json = nlohmann::json;
 
 namespace {
 std::string range_error(double lo, double hi, const json& got) {
+  if (std::isinf(hi)) return "must be >= " + json(lo).dump() + ", got " + got.dump();
   return "must be in [" + json(lo).dump() + ", " + json(hi).dump() + "], got " + got.dump();
 }
 }  // namespace
@@ -57,13 +58,19 @@ const json* JsonReader::take(const char* key, bool required) {
 const json* JsonReader::value(const char* key, bool required) { return take(key, required); }
 
 void JsonReader::integer(const char* key, int* out, int lo, int hi, bool required) {
+  int64_t v = *out;
+  integer(key, &v, lo, hi, required);
+  *out = int(v);  // in [lo, hi], or unchanged
+}
+
+void JsonReader::integer(const char* key, int64_t* out, int64_t lo, int64_t hi, bool required) {
   if (const json* v = take(key, required)) {
     if (!v->is_number_integer())
       fail(std::string("/") + key, "expected an integer");
     else if (v->get<int64_t>() < lo || v->get<int64_t>() > hi)
-      fail(std::string("/") + key, range_error(lo, hi, *v));
+      fail(std::string("/") + key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v->dump());
     else
-      *out = v->get<int>();
+      *out = v->get<int64_t>();
   }
   resolved_[key] = *out;
 }

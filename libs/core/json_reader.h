@@ -31,7 +31,9 @@ class JsonReader {
   static JsonReader echo(std::string origin = "echo");
 
   void integer(const char* key, int* out, int lo, int hi, bool required = false);
+  void integer(const char* key, int64_t* out, int64_t lo, int64_t hi, bool required = false);
   void uint64(const char* key, uint64_t* out, bool required = false);
+  /// Finite numbers only; hi = infinity means "no upper bound".
   void number(const char* key, double* out, double lo, double hi, bool required = false);
   void boolean(const char* key, bool* out);
   void text(const char* key, std::string* out, bool required = false);
