@@ -33,7 +33,7 @@ TEST_CASE("lut: errors name the file and the JSON path on one line") {
     lut.layers[3].impls[0].latency_ms.median = -1;
     Status s = lut_from_json(lut_to_json(lut), "lut.json", &out);
     CHECK(!s.is_ok());
-    CHECK(s.message().find("lut.json: /layers/3/impls/0/latency_ms/median: expected a non-negative number") == 0);
+    CHECK(s.message().find("lut.json: /layers/3/impls/0/latency_ms/median: must be >= 0.0, got -1.0") == 0);
   }
   SUBCASE("truncated file") {
     for (size_t cut : {size_t(0), text.size() / 3, text.size() - 2}) {
@@ -46,7 +46,13 @@ TEST_CASE("lut: errors name the file and the JSON path on one line") {
   SUBCASE("index out of range") {
     lut.layers[2].impls[0].in_format = 7;
     Status s = lut_from_json(lut_to_json(lut), "lut.json", &out);
-    CHECK(s.message().find("/layers/2/impls/0/in_format: out of range") != std::string::npos);
+    CHECK(s.message().find("/layers/2/impls/0/in_format: must be in [0, 1], got 7") != std::string::npos);
+  }
+  SUBCASE("unknown key: a typo is refused, not read as an absent optional key") {
+    std::string typo = text;
+    typo.replace(typo.find("\"depth\""), 7, "\"dpeth\"");
+    Status s = lut_from_json(typo, "lut.json", &out);
+    CHECK(s.message() == "lut.json: /layers/0/dpeth: unknown key");
   }
   SUBCASE("missing file") { CHECK(!load_lut("/nonexistent/lut.json", &out).is_ok()); }
 }
@@ -241,6 +247,6 @@ TEST_CASE("lut: the executor's input / output copies round-trip and add to every
   REQUIRE(at != std::string::npos);
   text.insert(text.find_first_of("0123456789", at), "-");
   Lut bad;
-  CHECK(lut_from_json(text, "x.json", &bad).message().find("x.json: /runtime/input_copy_ms: expected a non-negative number") !=
+  CHECK(lut_from_json(text, "x.json", &bad).message().find("x.json: /runtime/input_copy_ms: must be >= 0.0, got -") !=
         std::string::npos);
 }
