@@ -12,7 +12,6 @@ namespace {
 
 using namespace zoo_blocks;
 
-constexpr LayerKind kNone = LayerKind::kInput;
 constexpr LayerKind kRelu = LayerKind::kRelu;
 constexpr LayerKind kHSwish = LayerKind::kHardSwish;
 
