@@ -113,12 +113,14 @@ class Profiler {
   int copies_for(const Layer& l) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
+  void charge(const ImplDesc& d, double create_s, double copies_s, double measure_s, const Impl& impl);
 
   const Network& net_;
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
   Rivals rivals_;  // ok impls of the layer being measured
+  const Lut* lut_ = nullptr;  // the LUT being filled (its formats)
   // Per layer kind and impl name: median / best median of its group on the last layer of that
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
@@ -162,14 +164,37 @@ int Profiler::copies_for(const Layer& l) const {
   return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
 }
 
+void Profiler::charge(const ImplDesc& d, double create_s, double copies_s, double measure_s, const Impl& impl) {
+  if (!o_.spent) return;
+  for (ProfileSpent::Split* s : {&o_.spent->by_library[to_string(d.library)], &o_.spent->by_kind[to_string(d.op)],
+                                 &o_.spent->by_threads["t" + std::to_string(d.threads)]}) {
+    s->create_s += create_s;
+    s->copies_s += copies_s;
+    s->measure_s += measure_s;
+    s->measured += 1;
+    s->runs += impl.latency_ms.runs;
+    s->skipped += impl.status == ImplStatus::kSkipped;
+  }
+}
+
 Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
+  double create_s = 0, copies_s = 0, measure_s = 0;
+  auto lap = [t = clock_type::now()](double* into) mutable {
+    auto now = clock_type::now();
+    *into += std::chrono::duration<double>(now - t).count();
+    t = now;
+  };
+  struct Charge {  // on every return path
+    std::function<void()> fn;
+    ~Charge() { fn(); }
+  } charge_on_exit{[&] { charge(args.desc, create_s, copies_s, measure_s, *impl); }};
   std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
   LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
   Primitive* prim = prims.front().get();
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
                         int64_t(prim->output_bytes())};
   const Rival* rival =
-      look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0 ? nullptr : rivals_.rival_for(*impl);
+      look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0 ? nullptr : rivals_.rival_for(*lut_, args.desc.op, *impl, o_.stop_rule);
   const double limit = rival ? (1 + o_.protocol.early_stop_margin) * rival->median : 0;
   GiveUp give_up = [limit](const std::vector<double>& ms) {
     return int(ms.size()) >= kGiveUpRuns && *std::min_element(ms.begin(), ms.end()) > limit;
@@ -193,6 +218,7 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
+  lap(&create_s);
   bool gave_up = false;
   if (rival && (prims.size() > 1 || look == Look::kSecondLook)) {
     // A short probe on the one copy before packing the others (the cost of a big layer's
@@ -201,6 +227,7 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
     Protocol probe = o_.protocol;
     probe.runs = probe.max_runs = kGiveUpRuns;
     LW_RETURN_IF_ERROR(measure(probe, [&] { return prim->run(); }, &impl->latency_ms, &warm, &give_up, &gave_up));
+    lap(&measure_s);
   }
   if (!gave_up) {
     for (size_t k = 1; k < prims.size(); ++k) {
@@ -211,10 +238,12 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
     // (LibTorch's quantized oneDNN conv ran 2x slower until then), and the protocol's warm-up
     // reaches only the first copy, so short measurements timed first runs only.
     for (size_t k = 1; k < prims.size(); ++k) LW_RETURN_IF_ERROR(prims[k]->run());
+    lap(&copies_s);
     size_t next = 0;
     LW_RETURN_IF_ERROR(measure(
         o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm,
         rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
+    lap(&measure_s);
   }
   if (gave_up) {
     char why[300];
@@ -360,6 +389,7 @@ Status resume(const ProfileOptions& o, const Lut& fresh, Lut* lut, int* next_lay
 
 Status Profiler::run(Lut* out) {
   Lut lut = skeleton(net_, o_);
+  lut_ = &lut;
   int next = 1;
   LW_RETURN_IF_ERROR(resume(o_, lut, &lut, &next));
   total_ = count_work(next);
@@ -376,8 +406,15 @@ Status Profiler::run(Lut* out) {
                     (o_.out_path.empty() ? "" : "; run the same command again to resume from " + o_.out_path + ".partial"));
   }
   report(int(net_.layers.size()) - 1, "conversions");
+  auto t0 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_conversions(net_, reg_, o_.protocol, &lut));
+  auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
+  if (o_.spent) {
+    o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();
+    o_.spent->runtime_s = std::chrono::duration<double>(clock_type::now() - t1).count();
+    o_.spent->total_s = std::chrono::duration<double>(clock_type::now() - start_).count();
+  }
   if (!o_.out_path.empty()) {
     LW_RETURN_IF_ERROR(save_lut(lut, o_.out_path));
     std::remove((o_.out_path + ".partial").c_str());
