@@ -110,10 +110,10 @@ class Profiler {
   std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
-  int copies_for(const Layer& l) const;
+  size_t flush_bytes_for(const Layer& l, size_t packed_bytes) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
-  void charge(const ImplDesc& d, double create_s, double copies_s, double measure_s, const Impl& impl);
+  void charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl);
 
   const Network& net_;
   const Registry& reg_;
@@ -153,23 +153,26 @@ void Profiler::report(int layer, const std::string& current) {
 // Inside a network every other layer's weights pass through the caches between two runs of
 // a layer, so big layers find their weights in memory, not in L2 or the shared cache as
 // they do when timed back to back (MobileNetV2's 1280x1000 FC ran 2x slower in the network
-// than in a warm profile). The cold-cache protocol rotates through copies of the primitive,
-// each with its own packed weights, covering the network's weight bytes (up to kMaxCopies),
-// and evicts L1/L2 before each run when the network's weights do not fit there.
+// than in a warm profile). The cold-cache protocol reads that many bytes of other data
+// before each run (the network's other weights, at most kMaxCopies - 1 times the layer's
+// own) and evicts L1/L2 when the network's weights do not fit there. It used to rotate
+// through up to 32 copies of the primitive, each with its own packed weights: the same
+// bytes through the caches, but half of a ResNet-50 profile went into packing the copies
+// and running each once (profile-speed, results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
 
-int Profiler::copies_for(const Layer& l) const {
+size_t Profiler::flush_bytes_for(const Layer& l, size_t packed_bytes) const {
   int64_t own = weight_floats(l);
-  if (!o_.protocol.cold_cache || own == 0) return 1;
-  return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
+  if (!o_.protocol.cold_cache || own == 0) return 0;
+  int64_t copies = std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies);
+  return size_t(copies - 1) * packed_bytes;
 }
 
-void Profiler::charge(const ImplDesc& d, double create_s, double copies_s, double measure_s, const Impl& impl) {
+void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl) {
   if (!o_.spent) return;
   for (ProfileSpent::Split* s : {&o_.spent->by_library[to_string(d.library)], &o_.spent->by_kind[to_string(d.op)],
                                  &o_.spent->by_threads["t" + std::to_string(d.threads)]}) {
     s->create_s += create_s;
-    s->copies_s += copies_s;
     s->measure_s += measure_s;
     s->measured += 1;
     s->runs += impl.latency_ms.runs;
@@ -178,7 +181,7 @@ void Profiler::charge(const ImplDesc& d, double create_s, double copies_s, doubl
 }
 
 Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
-  double create_s = 0, copies_s = 0, measure_s = 0;
+  double create_s = 0, measure_s = 0;
   auto lap = [t = clock_type::now()](double* into) mutable {
     auto now = clock_type::now();
     *into += std::chrono::duration<double>(now - t).count();
@@ -187,14 +190,14 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   struct Charge {  // on every return path
     std::function<void()> fn;
     ~Charge() { fn(); }
-  } charge_on_exit{[&] { charge(args.desc, create_s, copies_s, measure_s, *impl); }};
-  std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
-  LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
-  Primitive* prim = prims.front().get();
+  } charge_on_exit{[&] { charge(args.desc, create_s, measure_s, *impl); }};
+  std::unique_ptr<Primitive> prim;
+  LW_RETURN_IF_ERROR(reg_.create(args, &prim));
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
                         int64_t(prim->output_bytes())};
-  const Rival* rival =
-      look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0 ? nullptr : rivals_.rival_for(*lut_, args.desc.op, *impl, o_.stop_rule);
+  const Rival* rival = look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0
+                           ? nullptr
+                           : rivals_.rival_for(*lut_, args.desc.op, *impl, o_.stop_rule);
   const double limit = rival ? (1 + o_.protocol.early_stop_margin) * rival->median : 0;
   GiveUp give_up = [limit](const std::vector<double>& ms) {
     return int(ms.size()) >= kGiveUpRuns && *std::min_element(ms.begin(), ms.end()) > limit;
@@ -215,36 +218,23 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   }
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
-  WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
+  WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes(),
+               flush_bytes_for(*args.layer, prim->packed_weight_bytes())};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
   lap(&create_s);
+  // The protocol's warm-up is the primitive's first run: some primitives finish their setup
+  // there (LibTorch's quantized oneDNN conv ran 2x slower until then).
   bool gave_up = false;
-  if (rival && (prims.size() > 1 || look == Look::kSecondLook)) {
-    // A short probe on the one copy before packing the others (the cost of a big layer's
-    // profile). Its weights come from the shared cache, not memory: if anything faster than
-    // inside the network, so a min that already loses still loses.
+  if (rival && look == Look::kSecondLook) {  // a short probe on the fresh primitive
     Protocol probe = o_.protocol;
     probe.runs = probe.max_runs = kGiveUpRuns;
     LW_RETURN_IF_ERROR(measure(probe, [&] { return prim->run(); }, &impl->latency_ms, &warm, &give_up, &gave_up));
-    lap(&measure_s);
   }
-  if (!gave_up) {
-    for (size_t k = 1; k < prims.size(); ++k) {
-      LW_RETURN_IF_ERROR(reg_.create(args, &prims[k]));
-      LW_RETURN_IF_ERROR(prims[k]->setup(in_ptrs, out.data(), workspace.data()));
-    }
-    // One untimed run of every copy: some primitives finish their setup in their first run
-    // (LibTorch's quantized oneDNN conv ran 2x slower until then), and the protocol's warm-up
-    // reaches only the first copy, so short measurements timed first runs only.
-    for (size_t k = 1; k < prims.size(); ++k) LW_RETURN_IF_ERROR(prims[k]->run());
-    lap(&copies_s);
-    size_t next = 0;
-    LW_RETURN_IF_ERROR(measure(
-        o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm,
-        rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
-    lap(&measure_s);
-  }
+  if (!gave_up)
+    LW_RETURN_IF_ERROR(measure(o_.protocol, [&] { return prim->run(); }, &impl->latency_ms, &warm,
+                               rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
+  lap(&measure_s);
   if (gave_up) {
     char why[300];
     std::snprintf(why, sizeof why, "fastest of %d runs %.4g ms > (1 + %.2g) x %.4g ms, the median of %s",

@@ -26,14 +26,13 @@ struct ProfileProgress {
 };
 
 /// Where a profile's wall-clock time went, so the protocol can be cut where it costs: per
-/// library, layer kind and thread set, the primitive creation (weight packing) of the first
-/// copy, the extra copies of the cold-cache protocol (created, set up, run once), and the
-/// measurement (eviction, warm-up, timed runs).
+/// library, layer kind and thread set, the primitive creation (weight packing, setup, timing
+/// inputs) and the measurement (cache preparation, warm-up, timed runs).
 struct ProfileSpent {
   struct Split {
-    double create_s = 0, copies_s = 0, measure_s = 0;
+    double create_s = 0, measure_s = 0;
     int64_t measured = 0, runs = 0, skipped = 0;  // impls timed (not from the cache), timed runs
-    double total_s() const { return create_s + copies_s + measure_s; }
+    double total_s() const { return create_s + measure_s; }
   };
   std::map<std::string, Split> by_library, by_kind, by_threads;
   double conversions_s = 0, runtime_s = 0, total_s = 0;

@@ -45,12 +45,11 @@ ProfileOptions options_from(const Args& args) {
 void print_spent(const ProfileSpent& sp) {
   std::printf("time spent (s): %.1f in all, %.1f conversions, %.1f runtime copies\n", sp.total_s, sp.conversions_s,
               sp.runtime_s);
-  std::printf("  %-22s %8s %8s %8s %8s %8s %8s %8s\n", "", "total", "create", "copies", "measure", "impls", "runs",
-              "skipped");
+  std::printf("  %-22s %8s %8s %8s %8s %8s %8s\n", "", "total", "create", "measure", "impls", "runs", "skipped");
   for (const auto* group : {&sp.by_library, &sp.by_kind, &sp.by_threads})
     for (const auto& [key, s] : *group)
-      std::printf("  %-22s %8.1f %8.1f %8.1f %8.1f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s,
-                  s.copies_s, s.measure_s, (long long)s.measured, (long long)s.runs, (long long)s.skipped);
+      std::printf("  %-22s %8.1f %8.1f %8.1f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s, s.measure_s,
+                  (long long)s.measured, (long long)s.runs, (long long)s.skipped);
 }
 
 int run_profile(const std::vector<std::string>& argv) {
@@ -96,7 +95,7 @@ int run_profile(const std::vector<std::string>& argv) {
 Registrar reg({"profile", "measure every implementation of every layer on this device (LUT)",
                "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
-               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 50] [--cv 0.05]\n"
+               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
                "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
