@@ -96,7 +96,6 @@ int64_t network_weight_floats(const Network& net) {
 // Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
 enum class Look { kMayStop, kSecondLook, kToTheEnd };
 
-
 class Profiler {
  public:
   Profiler(const Network& net, const Registry& reg, const ProfileOptions& o) : net_(net), reg_(reg), o_(o) {}
@@ -155,10 +154,9 @@ void Profiler::report(int layer, const std::string& current) {
 // they do when timed back to back (MobileNetV2's 1280x1000 FC ran 2x slower in the network
 // than in a warm profile). The cold-cache protocol reads that many bytes of other data
 // before each run (the network's other weights, at most kMaxCopies - 1 times the layer's
-// own) and evicts L1/L2 when the network's weights do not fit there. It used to rotate
-// through up to 32 copies of the primitive, each with its own packed weights: the same
-// bytes through the caches, but half of a ResNet-50 profile went into packing the copies
-// and running each once (profile-speed, results/reference/profile-speed/).
+// own) and evicts L1/L2 when the network's weights do not fit there. Packing that many
+// copies of the primitive and running each once took half of a ResNet-50 profile for the
+// same bytes (results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
 
 size_t Profiler::flush_bytes_for(const Layer& l, size_t packed_bytes) const {
@@ -181,16 +179,7 @@ void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, cons
 }
 
 Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
-  double create_s = 0, measure_s = 0;
-  auto lap = [t = clock_type::now()](double* into) mutable {
-    auto now = clock_type::now();
-    *into += std::chrono::duration<double>(now - t).count();
-    t = now;
-  };
-  struct Charge {  // on every return path
-    std::function<void()> fn;
-    ~Charge() { fn(); }
-  } charge_on_exit{[&] { charge(args.desc, create_s, measure_s, *impl); }};
+  const auto t0 = clock_type::now();
   std::unique_ptr<Primitive> prim;
   LW_RETURN_IF_ERROR(reg_.create(args, &prim));
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
@@ -222,7 +211,7 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
                flush_bytes_for(*args.layer, prim->packed_weight_bytes())};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
-  lap(&create_s);
+  const auto t1 = clock_type::now();
   // The protocol's warm-up is the primitive's first run: some primitives finish their setup
   // there (LibTorch's quantized oneDNN conv ran 2x slower until then).
   bool gave_up = false;
@@ -234,7 +223,6 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   if (!gave_up)
     LW_RETURN_IF_ERROR(measure(o_.protocol, [&] { return prim->run(); }, &impl->latency_ms, &warm,
                                rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
-  lap(&measure_s);
   if (gave_up) {
     char why[300];
     std::snprintf(why, sizeof why, "fastest of %d runs %.4g ms > (1 + %.2g) x %.4g ms, the median of %s",
@@ -243,6 +231,8 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
     impl->status = ImplStatus::kSkipped;
     impl->reason = why;
   }
+  charge(args.desc, std::chrono::duration<double>(t1 - t0).count(),
+         std::chrono::duration<double>(clock_type::now() - t1).count(), *impl);
   return Status::ok();
 }
 
