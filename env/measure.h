@@ -48,10 +48,14 @@ struct WarmSet {
   int threads = 1;
   std::vector<std::pair<const void*, size_t>> buffers;
   bool evict = true;  // false: only read the buffers back (a network that fits in L2)
+  /// Bytes read from a buffer of other data before each run: the other layers' weights that
+  /// pass through the shared cache between two runs of a layer inside the network, so that
+  /// a big layer meets its weights in memory as it does there (0: none).
+  size_t flush_bytes = 0;
 };
 
 /// The quick profile (`layerwise profile` without --exhaustive): at least 5 timed runs, then
-/// stop as soon as the CV or the median's confidence interval allows, at most 50 runs or
+/// stop as soon as the CV or the median's confidence interval allows, at most 20 runs or
 /// 0.5 s; early stop
 /// at a 25 % margin. Protocol{} is the paper's exhaustive protocol.
 Protocol quick_protocol();

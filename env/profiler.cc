@@ -96,7 +96,6 @@ int64_t network_weight_floats(const Network& net) {
 // Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
 enum class Look { kMayStop, kSecondLook, kToTheEnd };
 
-
 class Profiler {
  public:
   Profiler(const Network& net, const Registry& reg, const ProfileOptions& o) : net_(net), reg_(reg), o_(o) {}
@@ -110,15 +109,17 @@ class Profiler {
   std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
-  int copies_for(const Layer& l) const;
+  size_t flush_bytes_for(const Layer& l, size_t packed_bytes) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
+  void charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl);
 
   const Network& net_;
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
   Rivals rivals_;  // ok impls of the layer being measured
+  const Lut* lut_ = nullptr;  // the LUT being filled (its formats)
   // Per layer kind and impl name: median / best median of its group on the last layer of that
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
@@ -151,25 +152,41 @@ void Profiler::report(int layer, const std::string& current) {
 // Inside a network every other layer's weights pass through the caches between two runs of
 // a layer, so big layers find their weights in memory, not in L2 or the shared cache as
 // they do when timed back to back (MobileNetV2's 1280x1000 FC ran 2x slower in the network
-// than in a warm profile). The cold-cache protocol rotates through copies of the primitive,
-// each with its own packed weights, covering the network's weight bytes (up to kMaxCopies),
-// and evicts L1/L2 before each run when the network's weights do not fit there.
+// than in a warm profile). The cold-cache protocol reads that many bytes of other data
+// before each run (the network's other weights, at most kMaxCopies - 1 times the layer's
+// own) and evicts L1/L2 when the network's weights do not fit there. Packing that many
+// copies of the primitive and running each once took half of a ResNet-50 profile for the
+// same bytes (results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
 
-int Profiler::copies_for(const Layer& l) const {
+size_t Profiler::flush_bytes_for(const Layer& l, size_t packed_bytes) const {
   int64_t own = weight_floats(l);
-  if (!o_.protocol.cold_cache || own == 0) return 1;
-  return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
+  if (!o_.protocol.cold_cache || own == 0) return 0;
+  int64_t copies = std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies);
+  return size_t(copies - 1) * packed_bytes;
+}
+
+void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl) {
+  if (!o_.spent) return;
+  for (ProfileSpent::Split* s : {&o_.spent->by_library[to_string(d.library)], &o_.spent->by_kind[to_string(d.op)],
+                                 &o_.spent->by_threads["t" + std::to_string(d.threads)]}) {
+    s->create_s += create_s;
+    s->measure_s += measure_s;
+    s->measured += 1;
+    s->runs += impl.latency_ms.runs;
+    s->skipped += impl.status == ImplStatus::kSkipped;
+  }
 }
 
 Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
-  std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
-  LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
-  Primitive* prim = prims.front().get();
+  const auto t0 = clock_type::now();
+  std::unique_ptr<Primitive> prim;
+  LW_RETURN_IF_ERROR(reg_.create(args, &prim));
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
                         int64_t(prim->output_bytes())};
-  const Rival* rival =
-      look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0 ? nullptr : rivals_.rival_for(*impl);
+  const Rival* rival = look == Look::kToTheEnd || o_.protocol.early_stop_margin <= 0
+                           ? nullptr
+                           : rivals_.rival_for(*lut_, args.desc.op, *impl, o_.stop_rule);
   const double limit = rival ? (1 + o_.protocol.early_stop_margin) * rival->median : 0;
   GiveUp give_up = [limit](const std::vector<double>& ms) {
     return int(ms.size()) >= kGiveUpRuns && *std::min_element(ms.begin(), ms.end()) > limit;
@@ -190,32 +207,22 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   }
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
-  WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
+  WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes(),
+               flush_bytes_for(*args.layer, prim->packed_weight_bytes())};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
+  const auto t1 = clock_type::now();
+  // The protocol's warm-up is the primitive's first run: some primitives finish their setup
+  // there (LibTorch's quantized oneDNN conv ran 2x slower until then).
   bool gave_up = false;
-  if (rival && (prims.size() > 1 || look == Look::kSecondLook)) {
-    // A short probe on the one copy before packing the others (the cost of a big layer's
-    // profile). Its weights come from the shared cache, not memory: if anything faster than
-    // inside the network, so a min that already loses still loses.
+  if (rival && look == Look::kSecondLook) {  // a short probe on the fresh primitive
     Protocol probe = o_.protocol;
     probe.runs = probe.max_runs = kGiveUpRuns;
     LW_RETURN_IF_ERROR(measure(probe, [&] { return prim->run(); }, &impl->latency_ms, &warm, &give_up, &gave_up));
   }
-  if (!gave_up) {
-    for (size_t k = 1; k < prims.size(); ++k) {
-      LW_RETURN_IF_ERROR(reg_.create(args, &prims[k]));
-      LW_RETURN_IF_ERROR(prims[k]->setup(in_ptrs, out.data(), workspace.data()));
-    }
-    // One untimed run of every copy: some primitives finish their setup in their first run
-    // (LibTorch's quantized oneDNN conv ran 2x slower until then), and the protocol's warm-up
-    // reaches only the first copy, so short measurements timed first runs only.
-    for (size_t k = 1; k < prims.size(); ++k) LW_RETURN_IF_ERROR(prims[k]->run());
-    size_t next = 0;
-    LW_RETURN_IF_ERROR(measure(
-        o_.protocol, [&] { return prims[next++ % prims.size()]->run(); }, &impl->latency_ms, &warm,
-        rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
-  }
+  if (!gave_up)
+    LW_RETURN_IF_ERROR(measure(o_.protocol, [&] { return prim->run(); }, &impl->latency_ms, &warm,
+                               rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
   if (gave_up) {
     char why[300];
     std::snprintf(why, sizeof why, "fastest of %d runs %.4g ms > (1 + %.2g) x %.4g ms, the median of %s",
@@ -224,6 +231,8 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
     impl->status = ImplStatus::kSkipped;
     impl->reason = why;
   }
+  charge(args.desc, std::chrono::duration<double>(t1 - t0).count(),
+         std::chrono::duration<double>(clock_type::now() - t1).count(), *impl);
   return Status::ok();
 }
 
@@ -360,6 +369,7 @@ Status resume(const ProfileOptions& o, const Lut& fresh, Lut* lut, int* next_lay
 
 Status Profiler::run(Lut* out) {
   Lut lut = skeleton(net_, o_);
+  lut_ = &lut;
   int next = 1;
   LW_RETURN_IF_ERROR(resume(o_, lut, &lut, &next));
   total_ = count_work(next);
@@ -376,8 +386,15 @@ Status Profiler::run(Lut* out) {
                     (o_.out_path.empty() ? "" : "; run the same command again to resume from " + o_.out_path + ".partial"));
   }
   report(int(net_.layers.size()) - 1, "conversions");
+  auto t0 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_conversions(net_, reg_, o_.protocol, &lut));
+  auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
+  if (o_.spent) {
+    o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();
+    o_.spent->runtime_s = std::chrono::duration<double>(clock_type::now() - t1).count();
+    o_.spent->total_s = std::chrono::duration<double>(clock_type::now() - start_).count();
+  }
   if (!o_.out_path.empty()) {
     LW_RETURN_IF_ERROR(save_lut(lut, o_.out_path));
     std::remove((o_.out_path + ".partial").c_str());

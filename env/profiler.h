@@ -6,11 +6,13 @@
 /// killed run resumes where it stopped and loses nothing.
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "env/lut.h"
 #include "env/measure.h"
+#include "env/profiler_early_stop.h"
 #include "libs/ir/network.h"
 #include "libs/ops/registry.h"
 
@@ -21,6 +23,19 @@ struct ProfileProgress {
   int64_t done = 0, total = 0;        // implementations measured / to measure
   std::string current;                // implementation being measured
   double elapsed_s = 0, eta_s = 0;
+};
+
+/// Where a profile's wall-clock time went, so the protocol can be cut where it costs: per
+/// library, layer kind and thread set, the primitive creation (weight packing, setup, timing
+/// inputs) and the measurement (cache preparation, warm-up, timed runs).
+struct ProfileSpent {
+  struct Split {
+    double create_s = 0, measure_s = 0;
+    int64_t measured = 0, runs = 0, skipped = 0;  // impls timed (not from the cache), timed runs
+    double total_s() const { return create_s + measure_s; }
+  };
+  std::map<std::string, Split> by_library, by_kind, by_threads;
+  double conversions_s = 0, runtime_s = 0, total_s = 0;
 };
 
 struct ProfileOptions {
@@ -34,11 +49,17 @@ struct ProfileOptions {
   /// well, keeping status "skipped": one LUT then shows, on the same timings, whether the
   /// stops changed what the search finds. Costs the time the stops save.
   bool audit_early_stop = false;
+  /// Which rivals may stop an implementation early (env/profiler_early_stop.h). The
+  /// explorer sets it (baselines_stop_rule) so that no baseline loses an implementation it
+  /// needs; null: any rival with the same formats, fusion and no more memory.
+  StopRule stop_rule;
   std::string out_path;               // LUT path; "<out_path>.partial" holds the checkpoint
   std::function<void(const ProfileProgress&)> progress;
   /// Polled between layers (e.g. set by SIGINT): when true, the profiler stops after the
   /// layer it is on is flushed and returns kFailed "interrupted".
   std::function<bool()> should_stop;
+  /// When set, filled with where the time went.
+  ProfileSpent* spent = nullptr;
 };
 
 /// Profiles `net` (BatchNorm folded). Resumes from "<out_path>.partial" when it exists and

@@ -5,16 +5,16 @@ namespace lw {
 void Rivals::add(const Impl& impl) {
   if (impl.ok() && !impl.is_fused_consumer())
     groups_[group_of(impl)].push_back(
-        {impl.latency_ms.median, impl.memory_bytes.weights, impl.memory_bytes.workspace, impl.name});
+        {impl.latency_ms.median, impl.memory_bytes.weights, impl.memory_bytes.workspace, impl.name, impl});
 }
 
-const Rival* Rivals::rival_for(const Impl& impl) const {
+const Rival* Rivals::rival_for(const Lut& lut, LayerKind kind, const Impl& impl, const StopRule& rule) const {
   auto it = groups_.find(group_of(impl));
   if (it == groups_.end()) return nullptr;
   const Rival* best = nullptr;
   for (const Rival& r : it->second)
     if (r.weights <= impl.memory_bytes.weights && r.workspace <= impl.memory_bytes.workspace &&
-        (!best || r.median < best->median))
+        (!best || r.median < best->median) && (!rule || rule(lut, kind, impl, r.impl)))
       best = &r;
   return best;
 }

@@ -2,6 +2,7 @@
 /// The profiler's early stop (Protocol::early_stop_margin): which finished implementation a
 /// slower one is compared with, and why that comparison cannot change what a search finds.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -42,13 +43,27 @@ namespace lw {
 // implementations measured to the end ("ok"); the env masks "skipped" like "unsupported".
 // --audit-early-stop measures skipped ones to the end too (status and reason kept), so one
 // LUT shows what the stops cost: the search with them masked vs unmasked, same timings.
+//
+// The argument above is about the search over the whole LUT. The baselines restrict the LUT
+// (ref-fp32: openblas im2col + native NCHW; native / xnnpack / torch: one library), and a
+// stop must not change their optimum either: B must stay in every restriction that keeps A,
+// or A, missing from the restriction, leaves it without that layer (ref-fp32 could not be
+// planned when openblas im2col lost to a native conv). The caller says which rivals qualify
+// (StopRule; the explorer's baselines define it), so rivals are filtered by it.
 constexpr int kGiveUpRuns = 3;
+
+/// Whether `slow` may be stopped in favour of `rival` (same layer, formats and fusion, no
+/// more memory) beyond that argument, e.g. because some restriction of the LUT keeps `slow`
+/// but not `rival`. Null: any rival qualifies.
+/// `lut` is the LUT being profiled (its formats, which the impls' format indices refer to).
+using StopRule = std::function<bool(const Lut& lut, LayerKind kind, const Impl& slow, const Impl& rival)>;
 
 /// An implementation measured to the end ("ok"): what a slower one is compared with.
 struct Rival {
   double median = 0;
   int64_t weights = 0, workspace = 0;
   std::string name;
+  Impl impl;  // what a StopRule looks at
 };
 
 /// The finished implementations of one layer, grouped by input format, output format and fusion.
@@ -58,8 +73,9 @@ class Rivals {
   /// Adds `impl` when it is ok and runs (not a fused consumer).
   void add(const Impl& impl);
   /// The fastest finished implementation of impl's group needing no more weight and
-  /// workspace bytes than it (the only ones it cannot beat in any search), or null.
-  const Rival* rival_for(const Impl& impl) const;
+  /// workspace bytes than it (the only ones it cannot beat in any search) that `rule`
+  /// accepts, or null.
+  const Rival* rival_for(const Lut& lut, LayerKind kind, const Impl& impl, const StopRule& rule) const;
   /// Best median of impl's group (0 when empty).
   double best_median(const Impl& impl) const;
 

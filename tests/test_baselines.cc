@@ -80,3 +80,71 @@ TEST_CASE("a library the LUT lacks is refused, not silently replaced") {
   CHECK(s.message().find("no usable xnnpack") != std::string::npos);
   CHECK(baseline_deployment(lut, "bogus", 1, &d).code() == StatusCode::kInvalidArgument);
 }
+
+namespace {
+Impl conv_impl(const std::string& library, const std::string& algorithm) {
+  Impl m;  // nchw f32, thread set 1 (format 0 of the LUT below), unfused
+  m.name = library + "_" + algorithm;
+  m.library = library;
+  m.algorithm = algorithm;
+  return m;
+}
+
+// The rivals named in a skipped impl's reason ("... the median of <name>", once per look).
+std::vector<std::string> rivals_in(const std::string& reason) {
+  std::vector<std::string> names;
+  const std::string key = "the median of ";
+  for (size_t at = reason.find(key); at != std::string::npos; at = reason.find(key, at + 1)) {
+    size_t from = at + key.size(), to = reason.find_first_of("; ", from);
+    names.push_back(reason.substr(from, to == std::string::npos ? std::string::npos : to - from));
+  }
+  return names;
+}
+}  // namespace
+
+TEST_CASE("the early stop may only drop an implementation no baseline needs") {
+  Lut one_format;
+  one_format.formats = {Format{}};
+  StopRule rule = baselines_stop_rule();
+  auto may_stop = [&](const Impl& slow, const Impl& rival) { return rule(one_format, LayerKind::kConv2d, slow, rival); };
+  CHECK_FALSE(may_stop(conv_impl("openblas", "im2col"), conv_impl("native", "im2col")));  // ref-fp32's conv
+  CHECK_FALSE(may_stop(conv_impl("openblas", "im2col"), conv_impl("openblas", "gemm_1x1")));
+  CHECK_FALSE(may_stop(conv_impl("native", "direct"), conv_impl("onednn", "direct")));  // the native baseline's
+  CHECK_FALSE(may_stop(conv_impl("xnnpack", "default"), conv_impl("native", "winograd_f4")));
+  CHECK_FALSE(may_stop(conv_impl("torch", "default"), conv_impl("onednn", "direct")));
+  CHECK(may_stop(conv_impl("native", "direct"), conv_impl("native", "winograd_f4")));
+  CHECK(may_stop(conv_impl("onednn", "direct"), conv_impl("native", "im2col")));  // no single-library baseline
+  CHECK_FALSE(rule(one_format, LayerKind::kRelu6, conv_impl("native", "default"), conv_impl("xnnpack", "default")));
+
+  // On a real profile with the stop at (almost) no margin, so that every slower impl is
+  // dropped: every baseline is still planned from usable impls, ref-fp32's conv never
+  // stopped, and each stop's rival is one the rule accepts.
+  ProfileOptions o;
+  o.threads = {1};
+  o.protocol.warmup = 0;
+  o.protocol.runs = o.protocol.max_runs = 4;
+  o.protocol.early_stop_margin = 1e-6;
+  o.stop_rule = rule;
+  Lut lut;
+  REQUIRE(profile_network(testing::tiny_conv_net(Shape{1, 8, 14, 14}, "tiny"), default_registry(), o, &lut).is_ok());
+  int skipped = 0;
+  for (size_t i = 1; i < lut.layers.size(); ++i)
+    for (const Impl& m : lut.layers[i].impls) {
+      if (m.library == "openblas" && m.algorithm == "im2col" && !m.fused_activation)  // ref-fp32's
+        CHECK(m.status != ImplStatus::kSkipped);
+      if (m.status != ImplStatus::kSkipped) continue;
+      ++skipped;
+      CAPTURE(m.reason);
+      std::vector<std::string> rivals = rivals_in(m.reason);
+      CHECK(rivals.size() == 2);
+      for (const std::string& r : rivals) CHECK(rule(lut, lut.layers[i].kind, m, impl_named(lut.layers[i], r)));
+    }
+  CHECK(skipped > 0);  // the stop did stop something, so the checks above were exercised
+  for (const char* label : {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc", "opt-fp32"}) {
+    CAPTURE(label);
+    NamedDeployment d;
+    Status s = baseline_deployment(lut, label, 1, &d);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    for (size_t i = 1; i < lut.layers.size(); ++i) CHECK(impl_named(lut.layers[i], d.names[i]).ok());
+  }
+}

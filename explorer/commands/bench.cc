@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
@@ -51,6 +52,7 @@ void write_file(const std::string& path, const std::string& text) {
 
 ProfileOptions profile_options(const Args& args) {
   ProfileOptions o;
+  o.stop_rule = baselines_stop_rule();
   o.threads = {1, 2};  // both thread sets: the 2-thread study needs them, the 1-thread one ignores them
   o.protocol = protocol_from_args(args);
   std::signal(SIGINT, [](int) { g_interrupted = 1; });

@@ -7,6 +7,7 @@
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
 #include "explorer/commands/model_arg.h"
+#include "explorer/measure/baselines.h"
 #include "explorer/cli/progress.h"
 #include "libs/exec/backends.h"
 
@@ -36,7 +37,19 @@ ProfileOptions options_from(const Args& args) {
     throw UsageError("--early-stop and --median-ci must be >= 0 (0: off)");
   o.reuse_identical_layers = !args.flag("no-reuse");
   o.audit_early_stop = args.flag("audit-early-stop");
+  o.stop_rule = baselines_stop_rule();
   return o;
+}
+
+// Where the time went: the figures to look at before changing the protocol.
+void print_spent(const ProfileSpent& sp) {
+  std::printf("time spent (s): %.1f in all, %.1f conversions, %.1f runtime copies\n", sp.total_s, sp.conversions_s,
+              sp.runtime_s);
+  std::printf("  %-22s %8s %8s %8s %8s %8s %8s\n", "", "total", "create", "measure", "impls", "runs", "skipped");
+  for (const auto* group : {&sp.by_library, &sp.by_kind, &sp.by_threads})
+    for (const auto& [key, s] : *group)
+      std::printf("  %-22s %8.1f %8.1f %8.1f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s, s.measure_s,
+                  (long long)s.measured, (long long)s.runs, (long long)s.skipped);
 }
 
 int run_profile(const std::vector<std::string>& argv) {
@@ -57,6 +70,8 @@ int run_profile(const std::vector<std::string>& argv) {
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
   o.should_stop = [] { return g_interrupted != 0; };
   const Registry& registry = default_registry();
+  ProfileSpent spent;
+  o.spent = &spent;
   Lut lut;
   auto t0 = std::chrono::steady_clock::now();
   ok_or_throw(profile_network(net, registry, o, &lut));
@@ -72,6 +87,7 @@ int run_profile(const std::vector<std::string>& argv) {
               "records in %s\n",
               net.name.c_str(), lut.layers.size() - 1, (long long)lut.impl_count(), (long long)ok, (long long)skipped,
               lut.conversions.size(), format_duration(s).c_str());
+  print_spent(spent);
   std::printf("wrote %s\n", o.out_path.c_str());
   return 0;
 }
@@ -79,7 +95,7 @@ int run_profile(const std::vector<std::string>& argv) {
 Registrar reg({"profile", "measure every implementation of every layer on this device (LUT)",
                "usage: layerwise profile --model <zoo name | network.json> --out lut.json\n"
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
-               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 50] [--cv 0.05]\n"
+               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
                "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"

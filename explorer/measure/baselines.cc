@@ -96,6 +96,36 @@ const BaselineInfo& info(Baseline b) { return kBaselines[int(b)]; }
 
 }  // namespace
 
+// The keep rules look at the layer only to ask whether a library implements it there, so
+// both answers are tried: the layer with only the two implementations, and with an f32 one
+// of every library a baseline names.
+StopRule baselines_stop_rule() {
+  return [](const Lut& lut, LayerKind kind, const Impl& slow, const Impl& rival) {
+    for (bool every_library : {false, true}) {
+      LutLayer layer;
+      layer.kind = kind;
+      layer.impls = {slow, rival};
+      layer.impls[0].status = layer.impls[1].status = ImplStatus::kOk;
+      if (every_library) {
+        Impl other;  // f32, thread set 1, ok
+        other.library = "native";
+        layer.impls.push_back(other);
+        for (const BaselineInfo& b : kBaselines) {
+          if (!*b.library) continue;
+          other.library = b.library;
+          layer.impls.push_back(other);
+        }
+      }
+      for (const BaselineInfo& b : kBaselines)
+        for (int threads : {1, 2}) {
+          Keep keep = keep_for(lut, b.id, threads);
+          if (keep(layer, slow) && !keep(layer, rival)) return false;
+        }
+    }
+    return true;
+  };
+}
+
 const char* to_string(Baseline b) { return info(b).label; }
 bool is_reference(Baseline b) { return info(b).reference; }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "env/lut.h"
+#include "env/profiler_early_stop.h"
 #include "libs/core/status.h"
 
 namespace lw {
@@ -50,6 +51,12 @@ const std::vector<std::string>& reference_labels();
 /// The baseline `label` on this LUT, or unsupported when the LUT cannot express it (e.g. no
 /// xnnpack implementation was profiled); invalid for an unknown label.
 Status baseline_deployment(const Lut& lut, const std::string& label, int max_threads, NamedDeployment* out);
+
+/// The profiler's early stop as the baselines need it (ProfileOptions::stop_rule): an
+/// implementation may only be stopped in favour of a rival that every baseline keeping it
+/// keeps too, so each baseline's restriction of the LUT keeps its optimum (ref-fp32's
+/// openblas im2col convs and native NCHW layers, each single library's own best).
+StopRule baselines_stop_rule();
 
 /// The LUT with only the implementations `keep` accepts (the input's always kept);
 /// conversions of dropped formats stay (harmless: unused).

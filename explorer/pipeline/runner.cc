@@ -11,6 +11,7 @@
 #include "env/profiler.h"
 #include "env/synthetic_lut.h"
 #include "explorer/cli/progress.h"
+#include "explorer/measure/baselines.h"
 #include "explorer/measure/evaluator.h"
 #include "explorer/pipeline/export.h"
 #include "explorer/pipeline/filter.h"
@@ -40,6 +41,7 @@ ConfigVocabulary config_vocabulary() {
 
 ProfileOptions profile_options(const ExperimentConfig& c) {
   ProfileOptions o;
+  o.stop_rule = baselines_stop_rule();
   for (const auto& name : c.libraries) o.libraries.push_back(*parse_library(name));
   o.threads = c.threads;
   o.protocol = c.protocol;
