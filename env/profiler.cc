@@ -93,6 +93,12 @@ int64_t network_weight_floats(const Network& net) {
   return n;
 }
 
+int64_t network_output_floats(const Network& net) {
+  int64_t n = 0;
+  for (const Layer& l : net.layers) n += l.out.elements();
+  return n;
+}
+
 // Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
 enum class Look { kMayStop, kSecondLook, kToTheEnd };
 
@@ -111,6 +117,7 @@ class Profiler {
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
   int copies_for(const Layer& l) const;
+  int copies_covering(const Primitive& prim) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
 
@@ -123,6 +130,7 @@ class Profiler {
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
   const int64_t net_weights_ = network_weight_floats(net_);
+  const int64_t net_bytes_ = 4 * (net_weights_ + network_output_floats(net_));  // Protocol::cover_activations
   clock_type::time_point start_ = clock_type::now();
   int64_t done_ = 0, total_ = 0;
 };
@@ -162,10 +170,19 @@ int Profiler::copies_for(const Layer& l) const {
   return int(std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies));
 }
 
+// Protocol::cover_activations: the copies cover the network's weights and outputs in this
+// implementation's own packed bytes (an int8 copy is a quarter of the f32 weights).
+int Profiler::copies_covering(const Primitive& prim) const {
+  const int64_t own = int64_t(prim.packed_weight_bytes());
+  if (own <= 0) return 1;
+  return int(std::clamp<int64_t>((net_bytes_ + own - 1) / own, 1, kMaxCopies));
+}
+
 Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl) {
   std::vector<std::unique_ptr<Primitive>> prims(copies_for(*args.layer));
   LW_RETURN_IF_ERROR(reg_.create(args, &prims.front()));
   Primitive* prim = prims.front().get();
+  if (o_.protocol.cold_cache && o_.protocol.cover_activations) prims.resize(copies_covering(*prim));
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
                         int64_t(prim->output_bytes())};
   const Rival* rival =
@@ -190,7 +207,8 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   }
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
-  WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes()};
+  const int64_t passing = o_.protocol.cover_activations ? net_bytes_ : net_weights_ * int64_t(sizeof(float));
+  WarmSet warm{args.desc.threads, {}, size_t(passing) > private_cache_bytes()};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
   bool gave_up = false;

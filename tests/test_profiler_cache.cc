@@ -1,0 +1,100 @@
+// The cold-cache protocol (issue 16 item 3): how many copies of a primitive the profiler
+// rotates through, and what the LUT's protocol object records about it.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include "env/measure.h"
+#include "env/profiler.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+
+namespace {
+
+// A conv that computes nothing and claims `packed` bytes of packed weights; counts how many
+// instances the profiler creates (one per copy it rotates through).
+class CountedConv : public Primitive {
+ public:
+  CountedConv(const PrimitiveArgs& a, size_t packed, int* made) : Primitive(a.desc.name()), layer_(*a.layer) {
+    weight_bytes_ = packed;
+    ++*made;
+  }
+  Status reshape(const std::vector<Shape>& in) override { return infer_layer_shape(layer_, in, &out_shape_); }
+  Status setup(const std::vector<const void*>&, void*, void*) override { return Status::ok(); }
+  Status run() override { return Status::ok(); }
+
+ private:
+  Layer layer_;
+};
+
+struct Counted {
+  Algorithm algo;
+  size_t packed = 0;
+  int made = 0;
+};
+
+}  // namespace
+
+TEST_CASE("cold protocol: copies cover the network's weights and outputs in the impl's own packed bytes") {
+  NetBuilder b("one_conv", Shape{1, 3, 16, 16});
+  b.conv(0, 8, 3);
+  Network net = b.finish();
+  init_random_weights(net, 1);
+  int64_t floats = 0;  // what passes through the caches between two runs of the conv
+  for (const Layer& l : net.layers) floats += l.out.elements() + int64_t(l.weights.size() + l.bias.size());
+  const size_t cover = size_t(4 * floats);
+  // An f32-sized copy covering a third of it, a copy a quarter of that (int8 weights), and
+  // one so small that the cap of 32 copies applies.
+  Counted impls[] = {{Algorithm::kIm2col, (cover + 2) / 3}, {Algorithm::kDirect, (cover + 11) / 12}, {Algorithm::kIm2row, 8}};
+  Registry reg;
+  for (Counted& c : impls) {
+    ImplDesc d;
+    d.op = LayerKind::kConv2d;
+    d.algorithm = c.algo;
+    Counted* cp = &c;
+    reg.add({d, [](const ImplDesc&, const Layer&, const std::vector<Shape>&) { return Status::ok(); },
+             [cp](const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+               *out = std::make_unique<CountedConv>(a, cp->packed, &cp->made);
+               return Status::ok();
+             }});
+  }
+  ProfileOptions o;
+  o.threads = {1};
+  o.protocol.warmup = 0;
+  o.protocol.runs = o.protocol.max_runs = 2;
+  for (bool cover_outputs : {true, false}) {
+    CAPTURE(cover_outputs);
+    o.protocol.cover_activations = cover_outputs;
+    for (Counted& c : impls) c.made = 0;
+    Lut lut;
+    REQUIRE(profile_network(net, reg, o, &lut).is_ok());
+    if (cover_outputs) {
+      CHECK(impls[0].made == 3);
+      CHECK(impls[1].made == 12);
+      CHECK(impls[2].made == 32);
+    } else {  // the weights-only rule counts the layer's f32 weights, whatever the impl packs
+      CHECK(impls[0].made == impls[1].made);
+    }
+    const auto proto = nlohmann::json::parse(lut.protocol_json);
+    CHECK(proto.value("cache", "") == "cold-private-dirty");
+    CHECK(proto.contains("copies_cover") == cover_outputs);
+  }
+}
+
+TEST_CASE("the protocol records the cache state and the OpenMP spin it was measured under") {
+  Protocol p;
+  p.omp_spincount = "";
+  CHECK(p.to_json().value("cache", "") == "cold-private-dirty");
+  CHECK_FALSE(p.to_json().contains("omp_spincount"));
+  p.dirty_private = false;
+  CHECK(p.to_json().value("cache", "") == "cold-private");
+  p.cold_cache = false;
+  CHECK(p.to_json().value("cache", "") == "warm");
+  CHECK_FALSE(p.to_json().contains("copies_cover"));
+  ::setenv("GOMP_SPINCOUNT", "1234", 1);
+  CHECK(Protocol{}.to_json().value("omp_spincount", "") == "1234");
+  ::unsetenv("GOMP_SPINCOUNT");
+  CHECK_FALSE(Protocol{}.to_json().contains("omp_spincount"));
+  CHECK_FALSE(Protocol{} == p);
+}
