@@ -20,6 +20,7 @@ nlohmann::json Protocol::to_json() const {
   if (median_ci > 0) j["median_ci"] = median_ci;
   if (early_stop_margin > 0) j["early_stop_margin"] = early_stop_margin;
   if (cold_cache && cover_activations) j["copies_cover"] = "weights+activations";
+  if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
   return j;
 }

@@ -40,6 +40,9 @@ struct Protocol {
   /// only left MobileNetV2's int8 1280x1000 classifier (1.3 MB x 11 copies) in the shared
   /// cache: 0.022 ms in the LUT, 0.10 ms in the network (from memory).
   bool cover_activations = true;
+  /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
+  /// a ReLU output's, as calibration gives almost every activation a nonzero one.
+  int int8_zero_point = -128;
   /// Also stop (after `runs`) once the 95 % confidence interval of the median, from order
   /// statistics, lies within +-median_ci of it (0: off). Unlike the CV it ignores the odd
   /// slow run of a shared machine, which otherwise keeps a measurement going to its caps.
