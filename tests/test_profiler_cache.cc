@@ -87,6 +87,7 @@ TEST_CASE("the protocol records the cache state and the OpenMP spin it was measu
   p.omp_spincount = "";
   CHECK(p.to_json().value("cache", "") == "cold-private-dirty");
   CHECK_FALSE(p.to_json().contains("omp_spincount"));
+  CHECK(p.to_json().value("int8_zero_point", 0) == -128);
   p.dirty_private = false;
   CHECK(p.to_json().value("cache", "") == "cold-private");
   p.cold_cache = false;
