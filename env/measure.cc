@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <cstdlib>
 #include <random>
 #include <unistd.h>
 
@@ -14,11 +15,19 @@ namespace lw {
 nlohmann::json Protocol::to_json() const {
   nlohmann::json j = {{"warmup", warmup},           {"runs", runs},           {"cv_threshold", cv_threshold},
                       {"max_runs", max_runs},       {"max_seconds", max_seconds}, {"statistic", "median"},
-                      {"cache", cold_cache ? "cold-private" : "warm"}};
+                      {"cache", !cold_cache ? "warm" : dirty_private ? "cold-private-dirty" : "cold-private"}};
   // Absent when off, so LUTs (and LUT cache keys) of the paper protocol keep their text.
   if (median_ci > 0) j["median_ci"] = median_ci;
   if (early_stop_margin > 0) j["early_stop_margin"] = early_stop_margin;
+  if (cold_cache && cover_activations) j["copies_cover"] = "weights+activations";
+  if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
+  if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
   return j;
+}
+
+std::string Protocol::process_omp_spincount() {
+  const char* s = std::getenv("GOMP_SPINCOUNT");
+  return s ? s : "";
 }
 
 Protocol quick_protocol() {
@@ -100,11 +109,18 @@ size_t private_cache_bytes() {
   return size_t(l1 > 0 ? l1 : 48 << 10) + size_t(l2 > 0 ? l2 : 2 << 20);
 }
 
-void evict_private_caches(int threads) {
+void evict_private_caches(int threads, bool dirty) {
   static EvictionBuffers buffers;
   int slots = std::min(std::max(threads, 1), available_thread_set_cpus());
   parallel_for(slots, slots, 1, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) g_sink = read_lines(buffers.per_slot[k].data(), buffers.per_slot[k].size());
+    for (int64_t k = b; k < e; ++k) {
+      std::vector<uint8_t>& v = buffers.per_slot[k];
+      if (dirty) {
+        for (size_t i = 0; i < v.size(); i += kLine) v[i] = uint8_t(v[i] + 1);
+      } else {
+        g_sink = read_lines(v.data(), v.size());
+      }
+    }
   });
   // Our cpu1 worker would otherwise spin after the eviction and hold cpu1 against the
   // worker of the library being timed.
@@ -118,7 +134,7 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
   auto prepare = [&] {
     if (!p.cold_cache || !warm) return;
     uint64_t sum = warm->flush_bytes ? read_other_weights(warm->flush_bytes) : 0;
-    if (warm->evict) evict_private_caches(warm->threads);
+    if (warm->evict) evict_private_caches(warm->threads, p.dirty_private);
     for (const auto& [ptr, bytes] : warm->buffers) sum += read_lines(ptr, bytes);
     g_sink = sum;
   };

@@ -5,6 +5,7 @@
 /// weight packing, setup and cache preparation stay outside.
 #pragma once
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 #include <nlohmann/json.hpp>
@@ -28,6 +29,20 @@ struct Protocol {
   /// written by the producer; timing a layer back to back keeps its weights in L2 and read
   /// MobileNetV2's 1x1 and FC layers 1.6-2x faster than they run in the network.
   bool cold_cache = true;
+  /// Cold runs start with the private caches full of dirty lines, as inside a network where
+  /// the producer just wrote its output: the run's own data then replaces lines that must be
+  /// written back first. Evicting with clean lines skipped those write-backs and read
+  /// MobileNetV3-Large's small SE convolutions 2-4x faster than they run in the network.
+  bool dirty_private = true;
+  /// The copies a big layer rotates through (env/profiler.cc) cover, in the implementation's
+  /// own packed weight bytes, the network's weights and every layer's output, all of which
+  /// pass through the caches between two runs of a layer in the network. Covering the weights
+  /// only left MobileNetV2's int8 1280x1000 classifier (1.3 MB x 11 copies) in the shared
+  /// cache: 0.022 ms in the LUT, 0.10 ms in the network (from memory).
+  bool cover_activations = true;
+  /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
+  /// a ReLU output's, as calibration gives almost every activation a nonzero one.
+  int int8_zero_point = -128;
   /// Also stop (after `runs`) once the 95 % confidence interval of the median, from order
   /// statistics, lies within +-median_ci of it (0: off). Unlike the CV it ignores the odd
   /// slow run of a shared machine, which otherwise keeps a measurement going to its caps.
@@ -37,7 +52,12 @@ struct Protocol {
   /// the median of one it cannot beat in any search (same layer, formats and fusion, no
   /// more memory), and record it "skipped".
   double early_stop_margin = 0;
+  /// GOMP_SPINCOUNT of this process ("" = libgomp's default): how long oneDNN's OpenMP
+  /// worker spins after a parallel region before it sleeps, so whether a 2-thread oneDNN
+  /// run finds it awake. The CLI sets it for every command (explorer/cli/main.cc).
+  std::string omp_spincount = process_omp_spincount();
 
+  static std::string process_omp_spincount();
   nlohmann::json to_json() const;
   bool operator==(const Protocol& o) const;
 };
@@ -65,7 +85,8 @@ Protocol quick_protocol();
 using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
-/// is preceded, untimed, by evict_private_caches(warm->threads) and a read of warm->buffers.
+/// is preceded, untimed, by evict_private_caches(warm->threads, p.dirty_private) and a read of
+/// warm->buffers.
 /// A non-ok status from fn stops and is returned. With `give_up`, *gave_up says whether it
 /// stopped the measurement (out then holds the runs made so far).
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr,
@@ -78,9 +99,10 @@ double median_ci_halfwidth(const std::vector<double>& sorted);
 /// Bytes of one core's private data caches (L1d + L2), from sysconf (2 MiB + 48 KiB if unknown).
 size_t private_cache_bytes();
 
-/// Evicts the L1 and L2 of the cores of thread set `threads` by reading a buffer of twice
-/// their size on each of them (clean lines, so nothing is written back during the next run).
-void evict_private_caches(int threads);
+/// Evicts the L1 and L2 of the cores of thread set `threads` by touching a buffer of twice
+/// their size on each of them: reading it (clean lines) or, with `dirty`, writing it, so
+/// that the next run's data replaces dirty lines as in a network (Protocol::dirty_private).
+void evict_private_caches(int threads, bool dirty = false);
 
 /// Fills a timing input with seeded values (f32 uniform in [-1, 1], other dtypes random
 /// bytes). Never time on an unwritten buffer: large fresh allocations read as the kernel's

@@ -82,14 +82,24 @@ bool wanted(const ImplDesc& d, const ProfileOptions& o) {
   return lib && std::find(o.threads.begin(), o.threads.end(), d.threads) != o.threads.end();
 }
 
-// Quantisation used while timing int8 kernels: values do not change their speed.
-constexpr QuantParams kTimingQuant{0.05f, 0};
+// Quantisation used while timing int8 kernels: values do not change their speed, but whether
+// the zero point is 0 does: oneDNN compiles zero-point handling in only when it is nonzero
+// (libs/onednn/dnnl_conv.cc), and calibration gives nearly every activation a nonzero one
+// (a ReLU output's is -128). Timed with 0, MobileNetV2's int8 depthwise convolutions ran
+// 1.2-1.6x slower in the network than in the LUT. Protocol::int8_zero_point.
+QuantParams timing_quant(const Protocol& p) { return {0.05f, p.int8_zero_point}; }
 
 int64_t weight_floats(const Layer& l) { return int64_t(l.weights.size() + l.bias.size()); }
 
 int64_t network_weight_floats(const Network& net) {
   int64_t n = 0;
   for (const Layer& l : net.layers) n += weight_floats(l);
+  return n;
+}
+
+int64_t network_output_floats(const Network& net) {
+  int64_t n = 0;
+  for (const Layer& l : net.layers) n += l.out.elements();
   return n;
 }
 
@@ -109,7 +119,7 @@ class Profiler {
   std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
-  size_t flush_bytes_for(const Layer& l, size_t packed_bytes) const;
+  size_t flush_bytes_for(const Layer& l, const Primitive& prim) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
   void charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl);
@@ -124,6 +134,7 @@ class Profiler {
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
   const int64_t net_weights_ = network_weight_floats(net_);
+  const int64_t net_outputs_ = network_output_floats(net_);
   clock_type::time_point start_ = clock_type::now();
   int64_t done_ = 0, total_ = 0;
 };
@@ -149,21 +160,19 @@ void Profiler::report(int layer, const std::string& current) {
   o_.progress(p);
 }
 
-// Inside a network every other layer's weights pass through the caches between two runs of
-// a layer, so big layers find their weights in memory, not in L2 or the shared cache as
-// they do when timed back to back (MobileNetV2's 1280x1000 FC ran 2x slower in the network
-// than in a warm profile). The cold-cache protocol reads that many bytes of other data
-// before each run (the network's other weights, at most kMaxCopies - 1 times the layer's
-// own) and evicts L1/L2 when the network's weights do not fit there. Packing that many
+// Inside a network every other layer's weights and every layer's output pass through the
+// caches between two runs of a layer, so big layers find their weights in memory, not in L2
+// or the shared cache as they do when timed back to back (MobileNetV2's 1280x1000 FC ran 2x
+// slower in the network than in a warm profile). The cold-cache protocol reads that many
+// bytes of other data before each run (cold_flush_bytes, at most kMaxCopies - 1 times the
+// layer's own packed weights) and evicts L1/L2 when they do not fit there. Packing that many
 // copies of the primitive and running each once took half of a ResNet-50 profile for the
 // same bytes (results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
 
-size_t Profiler::flush_bytes_for(const Layer& l, size_t packed_bytes) const {
-  int64_t own = weight_floats(l);
-  if (!o_.protocol.cold_cache || own == 0) return 0;
-  int64_t copies = std::clamp<int64_t>((net_weights_ + own - 1) / own, 1, kMaxCopies);
-  return size_t(copies - 1) * packed_bytes;
+size_t Profiler::flush_bytes_for(const Layer& l, const Primitive& prim) const {
+  return cold_flush_bytes(o_.protocol, net_weights_, net_outputs_, weight_floats(l),
+                          prim.packed_weight_bytes());
 }
 
 void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl) {
@@ -207,8 +216,8 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   }
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
-  WarmSet warm{args.desc.threads, {}, size_t(net_weights_) * sizeof(float) > private_cache_bytes(),
-               flush_bytes_for(*args.layer, prim->packed_weight_bytes())};
+  const int64_t passing = 4 * (net_weights_ + (o_.protocol.cover_activations ? net_outputs_ : 0));
+  WarmSet warm{args.desc.threads, {}, size_t(passing) > private_cache_bytes(), flush_bytes_for(*args.layer, *prim)};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
   const auto t1 = clock_type::now();
@@ -273,7 +282,8 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
     return cache_[key];
   }
   Layer fused_layer = runtime_fusion_layer(layer, fuse);
-  PrimitiveArgs args{d, &fused_layer, in, std::vector<QuantParams>(in.size(), kTimingQuant), kTimingQuant};
+  const QuantParams q = timing_quant(o_.protocol);
+  PrimitiveArgs args{d, &fused_layer, in, std::vector<QuantParams>(in.size(), q), q};
   Status s = time_primitive(args, look, &impl);
   if (!s.is_ok()) {
     impl.status = ImplStatus::kFailed;
@@ -404,6 +414,19 @@ Status Profiler::run(Lut* out) {
 }
 
 }  // namespace
+
+size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
+                        int64_t own_weight_floats, size_t packed_bytes) {
+  if (!p.cold_cache || packed_bytes == 0) return 0;
+  int64_t copies = 1;
+  if (p.cover_activations) {
+    const int64_t passing = 4 * (net_weight_floats + net_output_floats), own = int64_t(packed_bytes);
+    copies = (passing + own - 1) / own;
+  } else if (own_weight_floats > 0) {
+    copies = (net_weight_floats + own_weight_floats - 1) / own_weight_floats;
+  }
+  return size_t(std::clamp<int64_t>(copies, 1, kMaxCopies) - 1) * packed_bytes;
+}
 
 Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut) {
   if (options.threads.empty()) return invalid_argument("profile: no thread set selected");

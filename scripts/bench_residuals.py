@@ -8,6 +8,11 @@ machine preempts the run: CPU time is the latency without the waiting), their ga
 split of the gap into steps (sum of step medians vs the LUT's figure for the same steps) and
 the executor's overhead (run time minus its steps: the input / output copies, now modelled
 in the LUT's `runtime`, and the step loop). --top lists the steps with the largest residual.
+--pools splits a 2-thread deployment's steps into those whose cpu1 pool (oneDNN's OpenMP,
+XNNPACK's pthreadpool, our native worker for native steps and conversions) ran the step
+before ("same pool": its workers were awake) and those that hand cpu1 over from another
+pool or from a 1-thread step ("hand-off": the executor parked the other pool, this one's
+workers must wake), LUT vs measured for each.
 Only the standard library: runs with any python3.
 """
 import argparse
@@ -20,6 +25,7 @@ def main():
     ap.add_argument("bench")
     ap.add_argument("steps")
     ap.add_argument("--top", type=int, default=0)
+    ap.add_argument("--pools", action="store_true")
     a = ap.parse_args()
     rows = list(csv.DictReader(open(a.bench)))
     steps = collections.defaultdict(list)
@@ -37,11 +43,41 @@ def main():
         meas = sum(float(s["measured_ms"]) for s in st)
         print(f"| {k[0]} | {k[1]} | {k[2]} | {p:.3f} | {m:.3f} | {100 * (m - p) / p:+.1f} | {c:.3f} | "
               f"{100 * (c - p) / p:+.1f} | {lut:.3f} | {meas:.3f} | {float(r['overhead_ms']):.3f} |")
+        if a.pools and k[1] == "2":
+            print(pool_split(st))
         if a.top:
             worst = sorted(st, key=lambda s: -(float(s["measured_ms"]) - max(0.0, float(s["lut_ms"]))))[: a.top]
             for s in worst:
                 print(f"|  |  | step {s['step']} {s['name']} | {float(s['lut_ms']):.3f} | {float(s['measured_ms']):.3f} | "
                       f"{float(s['measured_ms']) - float(s['lut_ms']):+.3f} ms | | | | | |")
+
+
+def pool_of(step):
+    """The cpu1 pool of a 2-thread step, None for a 1-thread one."""
+    name = step["name"]
+    if not name.endswith("_t2"):
+        return None
+    if step["conversion"] == "1":
+        return "native"
+    for lib in ("onednn", "xnnpack", "torch", "openblas"):
+        if "_" + lib + "_" in name:
+            return "openmp" if lib in ("onednn", "torch") else lib
+    return "native"
+
+
+def pool_split(steps):
+    acc = {"same pool": [0, 0.0, 0.0], "hand-off": [0, 0.0, 0.0]}
+    prev = None
+    for s in steps:
+        pool = pool_of(s)
+        if pool is not None:
+            a = acc["same pool" if pool == prev else "hand-off"]
+            a[0] += 1
+            a[1] += max(0.0, float(s["lut_ms"]))
+            a[2] += float(s["measured_ms"])
+        prev = pool
+    return "".join(f"|  |  | {k}: {n} steps | {l:.3f} | {m:.3f} | {m - l:+.3f} ms | | | | | |\n"
+                   for k, (n, l, m) in acc.items()).rstrip("\n")
 
 
 if __name__ == "__main__":

@@ -22,28 +22,7 @@ namespace {
 
 constexpr const char* kDefaultModels = "resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet";
 
-// LibTorch's OpenMP worker spins GOMP_SPINCOUNT pauses after every parallel region
-// (libgomp default 300000, ~10+ ms here) pinned to cpu1, where it keeps the next 2-thread
-// step of another pool (native, XNNPACK) waiting: 100 ms instead of 1.4 ms measured for a
-// small torch-nchw deployment. Unlike those pools it cannot be parked, and libgomp reads
-// the variable only when it loads, so bench re-executes itself with a short spin unless
-// the caller chose one.
-constexpr const char* kGompSpinCount = "10000";
-
 volatile std::sig_atomic_t g_interrupted = 0;
-
-void reexec_with_short_omp_spin() {
-  if (std::getenv("GOMP_SPINCOUNT")) return;
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  for (std::string a; std::getline(f, a, '\0');) args.push_back(a);
-  if (args.empty()) return;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  setenv("GOMP_SPINCOUNT", kGompSpinCount, 1);
-  execv("/proc/self/exe", argv.data());  // returns only on failure: go on with the default spin
-}
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
@@ -109,7 +88,6 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  reexec_with_short_omp_spin();
   Args args(argv, {"quiet", "warm-cache"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});

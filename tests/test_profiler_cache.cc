@@ -1,0 +1,109 @@
+// The cold-cache protocol (issue 16 item 3): how many bytes the profiler reads between two
+// timed runs of a primitive, and what the LUT's protocol object records about it.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include "env/measure.h"
+#include "env/profiler.h"
+#include "libs/zoo/zoo_builder.h"
+
+using namespace lw;
+
+namespace {
+
+// A conv that computes nothing and claims `packed` bytes of packed weights; counts how many
+// instances the profiler creates.
+class CountedConv : public Primitive {
+ public:
+  CountedConv(const PrimitiveArgs& a, size_t packed, int* made) : Primitive(a.desc.name()), layer_(*a.layer) {
+    weight_bytes_ = packed;
+    ++*made;
+  }
+  Status reshape(const std::vector<Shape>& in) override { return infer_layer_shape(layer_, in, &out_shape_); }
+  Status setup(const std::vector<const void*>&, void*, void*) override { return Status::ok(); }
+  Status run() override { return Status::ok(); }
+
+ private:
+  Layer layer_;
+};
+
+struct Counted {
+  Algorithm algo;
+  size_t packed = 0;
+  int made = 0;
+};
+
+}  // namespace
+
+TEST_CASE("cold protocol: the bytes read before each run cover the network's weights and outputs in the impl's own packed bytes") {
+  NetBuilder b("one_conv", Shape{1, 3, 16, 16});
+  b.conv(0, 8, 3);
+  Network net = b.finish();
+  init_random_weights(net, 1);
+  int64_t weights = 0, outputs = 0;  // what passes through the caches between two runs of the conv
+  for (const Layer& l : net.layers) {
+    weights += int64_t(l.weights.size() + l.bias.size());  // the conv's alone
+    outputs += l.out.elements();
+  }
+  const size_t cover = size_t(4 * (weights + outputs));
+  // An f32-sized impl covering a third of it, one a quarter of that (int8 weights), and one
+  // so small that the cap of 32 copies applies.
+  Counted impls[] = {{Algorithm::kIm2col, (cover + 2) / 3}, {Algorithm::kDirect, (cover + 11) / 12}, {Algorithm::kIm2row, 8}};
+  Registry reg;
+  for (Counted& c : impls) {
+    ImplDesc d;
+    d.op = LayerKind::kConv2d;
+    d.algorithm = c.algo;
+    Counted* cp = &c;
+    reg.add({d, [](const ImplDesc&, const Layer&, const std::vector<Shape>&) { return Status::ok(); },
+             [cp](const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+               *out = std::make_unique<CountedConv>(a, cp->packed, &cp->made);
+               return Status::ok();
+             }});
+  }
+  ProfileOptions o;
+  o.threads = {1};
+  o.protocol.warmup = 0;
+  o.protocol.runs = o.protocol.max_runs = 2;
+  for (bool cover_outputs : {true, false}) {
+    CAPTURE(cover_outputs);
+    o.protocol.cover_activations = cover_outputs;
+    for (Counted& c : impls) c.made = 0;
+    Lut lut;
+    REQUIRE(profile_network(net, reg, o, &lut).is_ok());
+    // One primitive per implementation: the bytes come from a buffer, not from copies.
+    for (const Counted& c : impls) CHECK(c.made == 1);
+    for (const Counted& c : impls) {
+      const size_t flush = cold_flush_bytes(o.protocol, weights, outputs, weights, c.packed);
+      CAPTURE(c.packed);
+      if (cover_outputs) {  // copies of its own packed bytes: 3, 12, and the cap of 32
+        const size_t copies = &c == &impls[0] ? 3 : &c == &impls[1] ? 12 : 32;
+        CHECK(flush == (copies - 1) * c.packed);
+      } else {  // the weights-only rule counts the layer's f32 weights: one copy, nothing to read
+        CHECK(flush == 0);
+      }
+    }
+    const auto proto = nlohmann::json::parse(lut.protocol_json);
+    CHECK(proto.value("cache", "") == "cold-private-dirty");
+    CHECK(proto.contains("copies_cover") == cover_outputs);
+  }
+}
+
+TEST_CASE("the protocol records the cache state and the OpenMP spin it was measured under") {
+  Protocol p;
+  p.omp_spincount = "";
+  CHECK(p.to_json().value("cache", "") == "cold-private-dirty");
+  CHECK_FALSE(p.to_json().contains("omp_spincount"));
+  CHECK(p.to_json().value("int8_zero_point", 0) == -128);
+  p.dirty_private = false;
+  CHECK(p.to_json().value("cache", "") == "cold-private");
+  p.cold_cache = false;
+  CHECK(p.to_json().value("cache", "") == "warm");
+  CHECK_FALSE(p.to_json().contains("copies_cover"));
+  ::setenv("GOMP_SPINCOUNT", "1234", 1);
+  CHECK(Protocol{}.to_json().value("omp_spincount", "") == "1234");
+  ::unsetenv("GOMP_SPINCOUNT");
+  CHECK_FALSE(Protocol{}.to_json().contains("omp_spincount"));
+  CHECK_FALSE(Protocol{} == p);
+}
