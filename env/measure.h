@@ -34,9 +34,10 @@ struct Protocol {
   /// written back first. Evicting with clean lines skipped those write-backs and read
   /// MobileNetV3-Large's small SE convolutions 2-4x faster than they run in the network.
   bool dirty_private = true;
-  /// The copies a big layer rotates through (env/profiler.cc) cover, in the implementation's
-  /// own packed weight bytes, the network's weights and every layer's output, all of which
-  /// pass through the caches between two runs of a layer in the network. Covering the weights
+  /// The bytes read between two timed runs (env/profiler.h cold_flush_bytes) cover, in the
+  /// implementation's own packed weight bytes, the network's weights and every layer's
+  /// output, all of which pass through the caches between two runs of a layer in the
+  /// network. Covering the weights
   /// only left MobileNetV2's int8 1280x1000 classifier (1.3 MB x 11 copies) in the shared
   /// cache: 0.022 ms in the LUT, 0.10 ms in the network (from memory).
   bool cover_activations = true;
