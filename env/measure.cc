@@ -25,11 +25,6 @@ nlohmann::json Protocol::to_json() const {
   return j;
 }
 
-std::string Protocol::process_omp_spincount() {
-  const char* s = std::getenv("GOMP_SPINCOUNT");
-  return s ? s : "";
-}
-
 Protocol quick_protocol() {
   Protocol p;
   p.runs = 5;

@@ -4,6 +4,7 @@
 /// reached; the median is the figure the search uses. Only the callable is timed, so
 /// weight packing, setup and cache preparation stay outside.
 #pragma once
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
@@ -58,7 +59,12 @@ struct Protocol {
   /// run finds it awake. The CLI sets it for every command (explorer/cli/main.cc).
   std::string omp_spincount = process_omp_spincount();
 
-  static std::string process_omp_spincount();
+  /// The process's GOMP_SPINCOUNT ("" when unset). Inline: Protocol's defaults stay
+  /// header-only for what reads configs without linking the profiler (fuzz_config).
+  static std::string process_omp_spincount() {
+    const char* s = std::getenv("GOMP_SPINCOUNT");
+    return s ? s : "";
+  }
   nlohmann::json to_json() const;
   bool operator==(const Protocol& o) const;
 };
