@@ -89,9 +89,9 @@ struct EvictionBuffers {
 
 volatile uint64_t g_sink;
 
-// Stands for the other layers' weights (WarmSet::flush_bytes): written once, so its pages
+// Stands for the other layers' data (WarmSet::flush_bytes): written once, so its pages
 // are real, and grown to the largest request.
-uint64_t read_other_weights(size_t bytes) {
+uint64_t read_other_data(size_t bytes) {
   static std::vector<uint8_t> other;
   if (other.size() < bytes) other.assign(bytes, uint8_t(3));
   return read_lines(other.data(), bytes);
@@ -128,7 +128,7 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
   using clock = std::chrono::steady_clock;
   auto prepare = [&] {
     if (!p.cold_cache || !warm) return;
-    uint64_t sum = warm->flush_bytes ? read_other_weights(warm->flush_bytes) : 0;
+    uint64_t sum = warm->flush_bytes ? read_other_data(warm->flush_bytes) : 0;
     if (warm->evict) evict_private_caches(warm->threads, p.dirty_private);
     for (const auto& [ptr, bytes] : warm->buffers) sum += read_lines(ptr, bytes);
     g_sink = sum;

@@ -75,9 +75,9 @@ struct WarmSet {
   int threads = 1;
   std::vector<std::pair<const void*, size_t>> buffers;
   bool evict = true;  // false: only read the buffers back (a network that fits in L2)
-  /// Bytes read from a buffer of other data before each run: the other layers' weights that
-  /// pass through the shared cache between two runs of a layer inside the network, so that
-  /// a big layer meets its weights in memory as it does there (0: none).
+  /// Bytes read from a buffer of other data before each run: what passes through the shared
+  /// cache between two runs of a layer inside the network (env/profiler.h cold_flush_bytes),
+  /// so that a big layer meets its weights in memory as it does there (0: none).
   size_t flush_bytes = 0;
 };
 
