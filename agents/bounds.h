@@ -5,7 +5,8 @@
 /// consumer too: its conversion may already be paid, env/cost.h) (+ the output edge at the
 /// last layer), and
 /// to_go[t] = the sum over layers >= t of their least lb. lb[a] + to_go[t + 1] never exceeds
-/// the true cost of choosing a at layer t and finishing optimally. chain[flat] is a tighter
+/// the true cost of choosing a at layer t and finishing optimally. (The least hand-off into a's
+/// pool counts in lb.) chain[flat] is a tighter
 /// bound of the cost after choosing a at layer t: a backward dynamic program that charges the
 /// edge t -> t + 1 exactly (given a and the next impl) and every other edge at its minimum, so
 /// a trap along the chain of consecutive layers is seen from its first layer.
@@ -28,7 +29,7 @@ struct Bounds {
       for (int a = 0; a < p.actions(t); ++a) {
         const int f = p.offset[t] + a;
         if (!env.statically_allowed(f)) continue;
-        double c = p.impl_ms[f] + env.extra_ms(f) + (t == p.n - 1 ? p.out_ms[a] : 0.0);
+        double c = p.impl_ms[f] + env.extra_ms(f) + (t == p.n - 1 ? p.out_ms[a] : 0.0) + least_handoff(p, t, a);
         for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {
           if (p.prev_out[e] >= 0) continue;  // may be shared: at least 0
           double m = kInf;
@@ -44,6 +45,14 @@ struct Bounds {
   }
 
  private:
+  // The least hand-off layer t's impl a can pay, whatever pool ran before it (env/cost.h).
+  static double least_handoff(const Problem& p, int t, int a) {
+    const int q = p.pool[p.offset[t] + a];
+    if (!p.has_handoffs() || t == 0 || q == Problem::kNoStep) return 0.0;
+    double m = kInf;
+    for (int from = 0; from < kThreadPoolCount; ++from) m = std::min(m, p.handoff_ms(from, q));
+    return m + (t == p.n - 1 ? p.handoff_ms(q, int(ThreadPoolId::kCaller)) : 0.0);
+  }
   void chain_dp(const DeploymentEnv& env) {
     const Problem& p = env.problem();
     chain.assign(p.impl_ms.size(), 0.0);

@@ -13,7 +13,8 @@
 // reads f or a format in T, else +inf. The optimum over hubs charges each conversion once,
 // exactly the cost model, and the graph stays pairwise, so the reductions still apply (a
 // residual block reduces through its hub). Under a peak-memory limit (not pairwise) the
-// exact agent solves the ILP with the liveness memory model instead (agents/ilp.h).
+// exact agent solves the ILP with the liveness memory model instead (agents/ilp.h), and so
+// it does for a LUT with thread-pool hand-offs (env/cost.h; not pairwise across fused layers).
 #include <algorithm>
 #include <numeric>
 
@@ -286,7 +287,7 @@ Status exact_by_ilp(const DeploymentEnv& env, SearchResult* out) {
   out->proven_optimal = s.proven_optimal;
   if (s.proven_optimal) out->lower_bound_ms = out->best_latency_ms;
   out->note = std::string(s.proven_optimal ? "optimal" : "NOT proven optimal (CBC time limit)") +
-              " under the peak-memory limit: ILP (liveness model), " + std::to_string(s.nodes) + " CBC nodes";
+              (env.memory_limited() ? " under the peak-memory limit" : " with thread-pool hand-offs") + ": ILP (liveness model), " + std::to_string(s.nodes) + " CBC nodes";
   return Status::ok();
 }
 
@@ -296,7 +297,9 @@ Status run_exact(DeploymentEnv& env, const AgentRequest& req, SearchResult* out)
   JsonReader r = agent_config("exact", req.config_json);
   LW_RETURN_IF_ERROR(r.finish());
   out->config_json = r.resolved().dump();
-  if (env.memory_limited()) return exact_by_ilp(env, out);
+  // Hand-offs depend on the pool of the last step, which a fused pseudo-impl inherits from
+  // further back: not pairwise, so the ILP (which linearises them) certifies the optimum.
+  if (env.memory_limited() || env.problem().has_handoffs()) return exact_by_ilp(env, out);
   const Problem& p = env.problem();
   PGraph g = build_graph(env);
   std::vector<int> sizes(g.cost.size());

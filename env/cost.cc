@@ -52,6 +52,15 @@ void fill_conversions(const Lut& lut, Problem* p) {
   }
 }
 
+// The pool an impl's step runs on (Problem::pool); a library this build does not know counts
+// as the native pool at more than one thread.
+int8_t pool_of(const Impl& m, int layer) {
+  if (m.is_fused_consumer()) return Problem::kNoStep;
+  if (layer == 0) return int8_t(ThreadPoolId::kCaller);
+  const std::optional<Library> lib = parse_library(m.library);
+  return int8_t(thread_pool_of(lib.value_or(Library::kNative), m.threads));
+}
+
 void fill_impls(const Lut& lut, Problem* p) {
   p->offset.assign(1, 0);
   for (int i = 0; i < p->n; ++i) {
@@ -80,6 +89,7 @@ void fill_impls(const Lut& lut, Problem* p) {
       f.fused_producer = m.fused_activation;
       f.fused_consumer = m.is_fused_consumer();
       p->fields.push_back(f);
+      p->pool.push_back(pool_of(m, i));
     }
     p->offset.push_back(int(p->impl_ms.size()));
   }
@@ -161,6 +171,10 @@ Status compile_problem(const Lut& lut, Problem* out) {
   if (p.n == 0) return invalid_argument("LUT of '" + lut.model_name + "' has no layers");
   fill_impls(lut, &p);
   fill_edges(lut, &p);
+  if (lut.runtime.has_handoffs()) {
+    p.handoff = lut.runtime.handoff_ms;
+    for (double& h : p.handoff) h = std::max(h, 0.0);
+  }
   prune(&p);
   for (int i = 0; i < p.n; ++i) {
     bool any = false;
@@ -187,6 +201,20 @@ double conversion_in_ms(const Problem& p, const int* a, int t, int b) {
     }
     if (!paid) total += c;
   }
+  return total + handoff_in_ms(p, a, t, b);
+}
+
+int exit_pool(const Problem& p, const int* a, int t) {
+  for (int j = t; j >= 0; --j)
+    if (const int q = p.pool[p.offset[j] + a[j]]; q != Problem::kNoStep) return q;
+  return int(ThreadPoolId::kCaller);
+}
+
+double handoff_in_ms(const Problem& p, const int* a, int t, int b) {
+  if (!p.has_handoffs() || t == 0) return 0.0;
+  const int q = p.pool[p.offset[t] + b];
+  double total = q == Problem::kNoStep ? 0.0 : p.handoff_ms(exit_pool(p, a, t - 1), q);
+  if (t == p.n - 1) total += p.handoff_ms(q == Problem::kNoStep ? exit_pool(p, a, t - 1) : q, int(ThreadPoolId::kCaller));
   return total;
 }
 

@@ -18,6 +18,14 @@
 /// input), which costs the conversion into the add's (= the absorbing conv's output) format
 /// like any edge.
 ///
+/// Hand-offs (Lut::runtime.handoff_ms): a layer whose step runs on another thread pool than
+/// the step before it pays the measured hand-off between the two pools. Layers run in LUT
+/// order, so the step before layer t is layer t-1's, or, when t-1 is a fused pseudo-impl
+/// (it runs nothing), its absorber's (walking back); layer 0 (the input copy) and the output
+/// copy after the last layer run on the caller. Conversion steps between layers are not
+/// counted as pools of their own (bench --steps shows what they add). A LUT without
+/// hand-offs charges none.
+///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
 ///   memory = sum(weights) + max(workspace) + max over schedule steps i of
@@ -90,6 +98,16 @@ struct Problem {
   std::vector<std::string> libraries, algorithms;
   std::vector<int> thread_values;
   int n_formats = 0;
+  /// Per flat impl: the ThreadPoolId its step runs on, kNoStep for a fused pseudo-impl.
+  std::vector<int8_t> pool;
+  /// Lut::runtime.handoff_ms (>= 0), from * kThreadPoolCount + to; empty: none charged.
+  std::vector<double> handoff;
+  static constexpr int8_t kNoStep = -1;
+
+  bool has_handoffs() const { return !handoff.empty(); }
+  double handoff_ms(int from_pool, int to_pool) const {
+    return handoff.empty() ? 0.0 : handoff[from_pool * kThreadPoolCount + to_pool];
+  }
 
   int actions(int layer) const { return offset[layer + 1] - offset[layer]; }
   double edge_cost(const Edge& e, int a_p, int a_c) const {
@@ -102,12 +120,19 @@ struct Problem {
 /// Builds the tables. Fails (naming the layer) when no assignment of finite latency exists.
 Status compile_problem(const Lut& lut, Problem* out);
 
-/// Conversions charged at layer t for impl b (incoming edges, + the output edge at the last
-/// layer), given assign[j] for every layer j < t: an edge pays its chain unless an earlier
+/// Conversions (and hand-offs) charged at layer t for impl b (incoming edges, + the output
+/// edge at the last layer), given assign[j] for every layer j < t: an edge pays its chain unless an earlier
 /// consumer of the same producer (or an earlier input of t itself) already needed that
 /// target format. The incremental form of predict_latency_ms: every agent's step cost, the
 /// bounds and the replay's per-layer breakdown use it, so they all sum to the same total.
 double conversion_in_ms(const Problem& p, const int* assign, int t, int b);
+/// The pool of the last step run up to and including layer t (a fused pseudo-impl walks
+/// back to its absorber; the caller's pool before any step).
+int exit_pool(const Problem& p, const int* assign, int t);
+/// The hand-offs charged at layer t for impl b given assign[j], j < t: into b's pool from the
+/// step before it, and at the last layer from b's step to the caller's output copy. Part of
+/// conversion_in_ms.
+double handoff_in_ms(const Problem& p, const int* assign, int t, int b);
 /// THE latency of a complete assignment (`assignment[i]` is the impl index within layer i):
 /// sum over t of impl_ms + conversion_in_ms. +inf when it uses an unusable impl or an
 /// impossible edge.

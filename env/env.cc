@@ -195,6 +195,8 @@ Observation DeploymentEnv::observe() const {
       }
       h = mix(h + converted);
     }
+  // A hand-off into the next step depends on the pool the last step ran on (env/cost.h).
+  if (p.has_handoffs() && !done() && layer_ > 0) h = mix(h + 0x100 + uint64_t(exit_pool(p, assign_.data(), layer_ - 1)));
   o.frontier = h;
   return o;
 }

@@ -174,6 +174,31 @@ void read_converter(JsonReader& r, ConverterCosts* cc) {
   }
 }
 
+// "handoff_ms": {"<from pool>><to pool>": ms, ...}; pairs left out cost 0.
+void read_handoffs(JsonReader& r, RuntimeCosts* rc) {
+  const json* h = r.value("handoff_ms");
+  if (!h->is_object()) return r.fail("/handoff_ms", "expected an object of \"<from pool>><to pool>\" -> ms");
+  rc->handoff_ms.assign(kThreadPoolCount * kThreadPoolCount, 0.0);
+  for (auto it = h->begin(); it != h->end(); ++it) {
+    const std::string& key = it.key();
+    const size_t gt = key.find('>');
+    const auto from = parse_thread_pool(key.substr(0, gt)), to = gt == std::string::npos ? std::nullopt : parse_thread_pool(key.substr(gt + 1));
+    if (!from || !to) return r.fail("/handoff_ms/" + key, "expected \"<from>><to>\" of the pools caller, native, xnnpack, openmp, openblas");
+    if (!it->is_number() || it->get<double>() < 0 || !std::isfinite(it->get<double>()))
+      return r.fail("/handoff_ms/" + key, "expected a non-negative number");
+    rc->handoff_ms[int(*from) * kThreadPoolCount + int(*to)] = it->get<double>();
+  }
+}
+
+json handoffs_json(const RuntimeCosts& rc) {
+  json j = json::object();
+  for (int f = 0; f < kThreadPoolCount; ++f)
+    for (int t = 0; t < kThreadPoolCount; ++t)
+      if (f != t)
+        j[std::string(to_string(ThreadPoolId(f))) + ">" + to_string(ThreadPoolId(t))] = rc.handoff_ms[f * kThreadPoolCount + t];
+  return j;
+}
+
 void read_lut(JsonReader& r, Lut* lut) {
   std::string format;
   r.text("format", &format, true);
@@ -214,6 +239,7 @@ void read_lut(JsonReader& r, Lut* lut) {
     r.object("runtime", [&](JsonReader& rt) {
       rt.number("input_copy_ms", &lut->runtime.input_copy_ms, 0, kAnyMs, true);
       rt.number("output_copy_ms", &lut->runtime.output_copy_ms, 0, kAnyMs, true);
+      if (rt.value("handoff_ms")) read_handoffs(rt, &lut->runtime);
     });
   }
   r.integer("output_format", &lut->output_format, 0, n_formats - 1);
@@ -299,8 +325,9 @@ std::string lut_to_json(const Lut& lut) {
     }
   }
   j["output_format"] = lut.output_format;
-  if (lut.runtime.measured())
+  if (lut.runtime.measured() || lut.runtime.has_handoffs())
     j["runtime"] = {{"input_copy_ms", lut.runtime.input_copy_ms}, {"output_copy_ms", lut.runtime.output_copy_ms}};
+  if (lut.runtime.has_handoffs()) j["runtime"]["handoff_ms"] = handoffs_json(lut.runtime);
   return j.dump(1);
 }
 

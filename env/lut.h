@@ -87,9 +87,18 @@ struct ConverterCosts {
 /// What the executor adds to its steps on every run: copying the network input into its
 /// arena and the output out of it (memcpy of each tensor, measured by the profiler; 0 in
 /// LUTs from before they were measured). The cost model charges them with the output edge.
+/// Also what a step pays when the step before it ran on another thread pool (issue 16 item
+/// 3): the pool's worker must be woken on cpu1, or wait there for the previous pool's
+/// spinning worker. handoff_ms[from * kThreadPoolCount + to] (ThreadPoolId), measured by the
+/// profiler; empty in LUTs from before (charged as 0: the cost model then ignores hand-offs).
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
+  std::vector<double> handoff_ms;
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
+  bool has_handoffs() const { return !handoff_ms.empty(); }
+  double handoff(ThreadPoolId from, ThreadPoolId to) const {
+    return handoff_ms.empty() ? 0.0 : handoff_ms[int(from) * kThreadPoolCount + int(to)];
+  }
 };
 
 struct Lut {

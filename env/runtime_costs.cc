@@ -1,6 +1,10 @@
 #include "env/runtime_costs.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "libs/core/tensor.h"
 
@@ -23,12 +27,71 @@ Status time_copy(const Shape& shape, const Protocol& protocol, double* ms) {
   return Status::ok();
 }
 
+using Clock = std::chrono::steady_clock;
+
+// Runs `from`'s job (and the executor's release of it), then times `to`'s.
+double time_after(ThreadPoolId from, ThreadPoolId to) {
+  const bool caller_to = to == ThreadPoolId::kCaller, caller_from = from == ThreadPoolId::kCaller;
+  if (caller_from && !caller_to) {  // the pool was parked before the 1-thread step
+    run_pool_job(to, kHandoffItemUs);
+    release_pool(int(to));
+  }
+  run_pool_job(from, kHandoffItemUs);
+  if (from != to && !caller_from && !caller_to) release_pool(int(from));
+  const auto t0 = Clock::now();
+  run_pool_job(to, kHandoffItemUs);
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
 }  // namespace
+
+Status measure_handoff_costs(int rounds, RuntimeCosts* out) {
+  if (available_thread_set_cpus() < 2) return unsupported("hand-offs: one CPU for the thread sets");
+  std::vector<ThreadPoolId> pools;
+  for (int q = 0; q < kThreadPoolCount; ++q)
+    if (run_pool_job(ThreadPoolId(q), kHandoffItemUs)) pools.push_back(ThreadPoolId(q));
+  const int P = kThreadPoolCount;
+  std::vector<std::vector<double>> t(P * P);
+  ScopedPin pin;
+  for (int r = 0; r < rounds; ++r)
+    for (ThreadPoolId from : pools)
+      for (ThreadPoolId to : pools) t[int(from) * P + int(to)].push_back(time_after(from, to));
+  out->handoff_ms.assign(P * P, 0.0);
+  for (ThreadPoolId from : pools)
+    for (ThreadPoolId to : pools) {
+      const double base = median(t[int(to) * P + int(to)]);
+      if (from != to) out->handoff_ms[int(from) * P + int(to)] = std::max(0.0, median(t[int(from) * P + int(to)]) - base);
+    }
+  return Status::ok();
+}
 
 Status measure_runtime_costs(const Network& net, const Protocol& protocol, RuntimeCosts* out) {
   if (net.layers.empty()) return invalid_argument("runtime costs: empty network");
   LW_RETURN_IF_ERROR(time_copy(net.input_shape(), protocol, &out->input_copy_ms));
   return time_copy(net.layers.back().out, protocol, &out->output_copy_ms);
+}
+
+}  // namespace lw
+
+namespace lw {
+
+std::string handoffs_table(const RuntimeCosts& rc) {
+  if (!rc.has_handoffs()) return "no thread-pool hand-offs measured: charged as 0 (layerwise profile --runtime-only adds them)\n";
+  std::string out = "  from \\ to";
+  char cell[32];
+  for (int t = 0; t < kThreadPoolCount; ++t) std::snprintf(cell, sizeof cell, " %9s", to_string(ThreadPoolId(t))), out += cell;
+  for (int f = 0; f < kThreadPoolCount; ++f) {
+    std::snprintf(cell, sizeof cell, "\n  %-9s", to_string(ThreadPoolId(f)));
+    out += cell;
+    for (int t = 0; t < kThreadPoolCount; ++t)
+      std::snprintf(cell, sizeof cell, " %9.4f", rc.handoff(ThreadPoolId(f), ThreadPoolId(t))), out += cell;
+  }
+  return out + "\n";
 }
 
 }  // namespace lw

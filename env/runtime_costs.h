@@ -5,14 +5,31 @@
 /// them; the cost model charges them with the output edge (env/cost.h), a constant of the
 /// model that changes no choice but every prediction.
 #pragma once
+#include <string>
+
 #include "env/lut.h"
 #include "env/measure.h"
 #include "libs/ir/network.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 
 /// Times a memcpy of the network's input (NCHW f32) and of its last layer's output (f32)
 /// under `protocol` (warm caches: a deployed network copies the same buffers every run).
 Status measure_runtime_costs(const Network& net, const Protocol& protocol, RuntimeCosts* out);
+
+/// Measures RuntimeCosts::handoff_ms between every two pools that registered a job
+/// (libs/ops/thread_pool.h) and the caller: the median time of a 2-thread job of two busy
+/// items (kHandoffItemUs each) on pool `to` right after one on pool `from` (released as the
+/// executor releases it), less the same job after one on `to` itself. Into a 2-thread pool
+/// from the caller, the pool was released before a 1-thread item: its worker sleeps, as it
+/// does after the executor parked it. Rounds interleave the pairs. Fails when the machine has
+/// one CPU for the thread sets (no hand-off exists there).
+Status measure_handoff_costs(int rounds, RuntimeCosts* out);
+constexpr double kHandoffItemUs = 20;
+/// The hand-off matrix as text (rows: from, columns: to, ms), or a line saying the LUT has none
+/// (then the cost model charges none).
+std::string handoffs_table(const RuntimeCosts& rc);
+constexpr int kHandoffRounds = 101;
 
 }  // namespace lw

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "env/lut.h"
+#include "env/runtime_costs.h"
 #include "explorer/cli/cli.h"
 
 namespace lw::cli {
@@ -34,6 +35,9 @@ void show(const Lut& lut) {
   }
   std::printf("\nsum of per-layer fastest: %.3f ms (a lower bound: conversions between formats not counted)\n",
               sum_fastest);
+  std::printf("runtime: input copy %.4f ms, output copy %.4f ms%s\n", lut.runtime.input_copy_ms,
+              lut.runtime.output_copy_ms, lut.runtime.measured() ? "" : " (not measured: charged as 0)");
+  std::printf("thread-pool hand-offs (ms): %s", handoffs_table(lut.runtime).c_str());
 }
 
 // Measurement noise between two LUTs of the same model: relative difference of every

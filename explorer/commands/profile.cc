@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "env/profiler.h"
+#include "env/runtime_costs.h"
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
 #include "explorer/commands/model_arg.h"
@@ -52,12 +53,33 @@ void print_spent(const ProfileSpent& sp) {
                   (long long)s.measured, (long long)s.runs, (long long)s.skipped);
 }
 
+// --runtime-only: measures what the executor adds to the steps (input/output copies, thread-pool
+// hand-offs) into an existing LUT, without profiling a layer again (seconds instead of minutes).
+int run_runtime_only(const Args& args, const Network& net) {
+  const std::string in = args.has("lut") ? args.get("lut") : args.get("out");
+  Lut lut;
+  ok_or_throw(load_lut(in, &lut));
+  if (lut.model_hash != model_hash(net)) throw UsageError(in + ": a LUT of another model than " + net.name);
+  const Registry& registry = default_registry();  // registers the pools' jobs
+  (void)registry;
+  start_thread_sets();
+  ok_or_throw(measure_runtime_costs(net, options_from(args).protocol, &lut.runtime));
+  ok_or_throw(measure_handoff_costs(kHandoffRounds, &lut.runtime));
+  ok_or_throw(save_lut(lut, args.get("out")));
+  std::printf("runtime costs of %s: input copy %.4f ms, output copy %.4f ms; hand-offs (ms):\n", net.name.c_str(),
+              lut.runtime.input_copy_ms, lut.runtime.output_copy_ms);
+  std::printf("%s", handoffs_table(lut.runtime).c_str());
+  std::printf("wrote %s\n", args.get("out").c_str());
+  return 0;
+}
+
 int run_profile(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "no-reuse", "warm-cache", "exhaustive", "audit-early-stop"},
+  Args args(argv, {"quiet", "no-reuse", "warm-cache", "exhaustive", "audit-early-stop", "runtime-only"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
-             "out"});
+             "out", "lut"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
   Network net = load_model(args.get("model"));
+  if (args.flag("runtime-only")) return run_runtime_only(args, net);
   ProfileOptions o = options_from(args);
   o.out_path = args.get("out");
   ProgressLine line(args.flag("quiet"));
@@ -97,7 +119,8 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
-               "         [--warm-cache] [--no-reuse] [--quiet]\n\n"
+               "         [--warm-cache] [--no-reuse] [--quiet]\n"
+               "       layerwise profile --model <m> --runtime-only [--lut in.json] --out lut.json\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
                "interval is within +-median-ci, or --max-runs / --max-seconds is reached) and\n"
@@ -113,7 +136,12 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "after an interruption to continue. Identical layers share measurements unless\n"
                "--no-reuse. Every run starts with this core's L1/L2 evicted and only the layer's\n"
                "inputs read back, as inside a network (weights come from the shared cache);\n"
-               "--warm-cache times back-to-back runs instead (faster, optimistic for big layers).\n",
+               "--warm-cache times back-to-back runs instead (faster, optimistic for big layers).\n"
+               "With thread set 2 the LUT's runtime object also gets the measured hand-off between\n"
+               "every two thread pools (caller, native, xnnpack, openmp, openblas), which the cost\n"
+               "model charges between consecutive steps on different pools. --runtime-only measures\n"
+               "only these runtime costs (copies and hand-offs) into an existing LUT (--lut, default\n"
+               "--out) and writes it to --out: seconds, not a profile.\n",
                run_profile});
 
 }  // namespace

@@ -25,7 +25,7 @@ struct Step {
   std::unique_ptr<Primitive> prim;
   std::vector<int> in;
   int out = -1;
-  int pool = -1;         // thread pool on cpu1 (Library value) for a 2-thread step, else -1
+  int pool = -1;         // thread pool on cpu1 (ThreadPoolId value) for a 2-thread step, else -1
   bool release = false;  // park that pool's workers after this step (see release_pool)
 };
 
@@ -147,7 +147,7 @@ class Planner {
     LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
     x_.values.push_back({prim->output_shape(), output_format(d), i, quant_of(i)});
     int v = int(x_.values.size()) - 1;
-    add_step(std::move(prim), in, v, i, false, d.threads > 1 ? int(d.library) : -1);
+    add_step(std::move(prim), in, v, i, false, d.threads > 1 ? int(thread_pool_of(d.library, d.threads)) : -1);
     native_[i] = v;
     source_[i] = i;
     produced_[{i, output_format(d).name()}] = v;
@@ -177,7 +177,7 @@ class Planner {
       x_.values.push_back({from.shape, c.to, src, quant_of(src)});
       int nv = int(x_.values.size()) - 1;
       // Conversions are native primitives: they run on our worker.
-      add_step(std::move(prim), {v}, nv, consumer, true, c.to.threads > 1 ? int(Library::kNative) : -1);
+      add_step(std::move(prim), {v}, nv, consumer, true, c.to.threads > 1 ? int(ThreadPoolId::kNative) : -1);
       info_.back().source = src;
       v = nv;
     }

@@ -92,7 +92,12 @@ void register_f32_convs(Registry& r, Library library, const std::vector<std::pai
 
 void register_native(Registry& r) {
   start_thread_sets();
-  register_pool_release(int(Library::kNative), park_thread_set_worker);
+  register_pool_release(int(ThreadPoolId::kNative), park_thread_set_worker);
+  register_pool_job(ThreadPoolId::kNative, [](double us) {
+    parallel_for(2, 2, [us](int64_t b, int64_t e) {
+      for (; b < e; ++b) busy_for_us(us);
+    });
+  });
   register_convs(r);
   native::register_layers(r);
   register_fused_pseudo(r);

@@ -90,6 +90,11 @@ dnnl::primitive_attr user_scratchpad_attr() {
 
 void set_threads(int threads) { omp_set_num_threads(threads); }
 
+void omp_pool_job(double item_us) {
+#pragma omp parallel num_threads(2)
+  busy_for_us(item_us);
+}
+
 void prepare_threads() {
   // Read the allowed set once while the caller is unpinned (registration), then pin OpenMP
   // thread 1 of this caller's team to the thread set's second CPU.

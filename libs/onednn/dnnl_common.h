@@ -47,6 +47,8 @@ dnnl::primitive_attr user_scratchpad_attr();
 /// measured). prepare_threads(2) also pins OpenMP thread 1 to the second CPU, once.
 void set_threads(int threads);
 void prepare_threads();
+/// One busy item of `item_us` on each thread of libgomp's 2-thread team (register_pool_job).
+void omp_pool_job(double item_us);
 
 /// A oneDNN primitive with its arguments: inputs are bound to DNNL_ARG_SRC* in order, the
 /// output to DNNL_ARG_DST, the workspace to DNNL_ARG_SCRATCHPAD; packed weights are

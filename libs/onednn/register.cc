@@ -44,6 +44,7 @@ std::vector<Variant> variants() {
 
 void register_onednn(Registry& r) {
   dnnl_ops::prepare_threads();
+  register_pool_job(ThreadPoolId::kOpenmp, dnnl_ops::omp_pool_job);
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

@@ -25,6 +25,17 @@ std::optional<Library> parse_library(const std::string& s) { return parse_name(k
 std::optional<Algorithm> parse_algorithm(const std::string& s) { return parse_name(kAlgorithms, s); }
 std::vector<Library> all_libraries() { return all_values(kLibraries); }
 
+ThreadPoolId thread_pool_of(Library lib, int threads) {
+  if (threads <= 1) return ThreadPoolId::kCaller;
+  switch (lib) {
+    case Library::kXnnpack: return ThreadPoolId::kXnnpack;
+    case Library::kOnednn:
+    case Library::kTorch: return ThreadPoolId::kOpenmp;
+    case Library::kOpenBLAS: return ThreadPoolId::kOpenblas;
+    default: return ThreadPoolId::kNative;
+  }
+}
+
 bool valid_threads(int threads) {
   for (int t : kThreadSets)
     if (t == threads) return true;

@@ -11,6 +11,7 @@
 #include "libs/core/status.h"
 #include "libs/core/tensor.h"
 #include "libs/ir/network.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 
@@ -33,6 +34,8 @@ std::vector<Library> all_libraries();
 /// Thread sets of the core dimension: 1 = cpu0, 2 = cpu0-1 (see thread_pool.h).
 constexpr int kThreadSets[] = {1, 2};
 bool valid_threads(int threads);
+/// The thread pool a step of `lib` on `threads` threads runs on (thread_pool.h).
+ThreadPoolId thread_pool_of(Library lib, int threads);
 
 /// One implementation of one layer kind.
 ///

@@ -5,6 +5,8 @@
 /// call, so primitives can use it inside run().
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -45,6 +47,32 @@ void register_pool_release(int pool, PoolReleaseFn fn);
 void release_pool(int pool);
 /// Our cpu1 worker goes to sleep as soon as it is idle instead of spinning first.
 void park_thread_set_worker();
+
+/// The pools a step runs on; a 1-thread step runs on the caller alone. The executor marks
+/// releases and the cost model charges hand-offs by these (oneDNN and LibTorch share
+/// libgomp's team, so they are one pool).
+enum class ThreadPoolId {
+#define X(e, s) e,
+#include "libs/ops/thread_pool_id.inc"
+#undef X
+};
+constexpr int kThreadPoolCount = 0
+#define X(e, s) +1
+#include "libs/ops/thread_pool_id.inc"
+#undef X
+    ;
+const char* to_string(ThreadPoolId p);
+std::optional<ThreadPoolId> parse_thread_pool(const std::string& s);
+
+/// A job on `pool`'s two threads: each runs a busy item of `item_us` microseconds, so a
+/// profiler can time how long the pool takes to start after another pool ran (a hand-off).
+using PoolJobFn = void (*)(double item_us);
+void register_pool_job(ThreadPoolId pool, PoolJobFn fn);
+/// Runs the job on `pool` (the caller's pool: one item on the caller). False when the pool
+/// registered none (its library is not built in, or it cannot run a plain job: OpenBLAS).
+bool run_pool_job(ThreadPoolId pool, double item_us);
+/// Spins the calling thread for `us` microseconds (the items of the jobs above).
+void busy_for_us(double us);
 
 namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);

@@ -46,7 +46,8 @@ void register_xnnpack(Registry& r) {
     return;
   }
   xnn::pool_for(2);  // make and pin the 2-thread pool now, never inside a timed run
-  register_pool_release(int(Library::kXnnpack), xnn::release_pool2);
+  register_pool_release(int(ThreadPoolId::kXnnpack), xnn::release_pool2);
+  register_pool_job(ThreadPoolId::kXnnpack, xnn::pool2_job);
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

@@ -77,6 +77,11 @@ void release_pool2() {
     pthreadpool_parallelize_1d(p, [](void*, size_t) {}, nullptr, 2, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
+void pool2_job(double item_us) {
+  if (pthreadpool_t p = pool_for(2))
+    pthreadpool_parallelize_1d(p, [](void* us, size_t) { busy_for_us(*static_cast<double*>(us)); }, &item_us, 2, 0);
+}
+
 Status f32_bounds(LayerKind act, float* lo, float* hi) {
   *lo = -std::numeric_limits<float>::infinity();
   *hi = std::numeric_limits<float>::infinity();

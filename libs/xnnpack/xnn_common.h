@@ -18,6 +18,8 @@ pthreadpool_t pool_for(int threads);
 /// Sends the 2-thread pool's workers to kernel wait now instead of spinning (a no-op job
 /// with PTHREADPOOL_FLAG_YIELD_WORKERS; see release_pool in libs/ops/thread_pool.h).
 void release_pool2();
+/// Two busy items of `item_us` on the 2-thread pool (register_pool_job).
+void pool2_job(double item_us);
 
 /// Output clamp of a fused activation for f32 operators: none, relu, relu6; otherwise
 /// unsupported.
