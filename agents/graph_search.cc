@@ -2,7 +2,8 @@
 // the paper's heuristic, the cheapest cost two steps ahead. As in the paper each state is
 // visited once with the first (cheapest) path that reaches it. On a chain that is the exact
 // shortest path; on a DAG the cost of a skip edge depends on the whole path, so the result
-// is a heuristic (the exact agent gives the optimum). Under a peak-memory limit a successor
+// is a heuristic (the exact agent gives the optimum); so it is on a chain with thread-pool
+// hand-offs (env/cost.h) through a fused pseudo-impl, whose state aliases the pools before it. Under a peak-memory limit a successor
 // is dropped when even the leanest completion of its path would exceed it (the env's mask).
 #include <algorithm>
 #include <queue>
