@@ -277,7 +277,7 @@ PGraph build_graph(const DeploymentEnv& env) {
 // Under a peak-memory limit: the ILP with the liveness model (what the env masks and the filter checks).
 Status exact_by_ilp(const DeploymentEnv& env, SearchResult* out) {
   IlpOptions o;  // (solve_ilp applies the env's peak-memory limit)
-  o.memory_model = MemoryModel::kPeak;
+  o.memory_model = env.memory_limited() ? MemoryModel::kPeak : MemoryModel::kWholeNetwork;  // (memory only constrains)
   IlpSolution s;
   LW_RETURN_IF_ERROR(solve_ilp(env, o, &s));
   SolutionLog log(true);
@@ -287,7 +287,7 @@ Status exact_by_ilp(const DeploymentEnv& env, SearchResult* out) {
   out->proven_optimal = s.proven_optimal;
   if (s.proven_optimal) out->lower_bound_ms = out->best_latency_ms;
   out->note = std::string(s.proven_optimal ? "optimal" : "NOT proven optimal (CBC time limit)") +
-              (env.memory_limited() ? " under the peak-memory limit" : " with thread-pool hand-offs") + ": ILP (liveness model), " + std::to_string(s.nodes) + " CBC nodes";
+              (env.memory_limited() ? " under the peak-memory limit" : " with thread-pool hand-offs") + ": ILP, " + std::to_string(s.nodes) + " CBC nodes";
   return Status::ok();
 }
 

@@ -171,11 +171,16 @@ Status compile_problem(const Lut& lut, Problem* out) {
   if (p.n == 0) return invalid_argument("LUT of '" + lut.model_name + "' has no layers");
   fill_impls(lut, &p);
   fill_edges(lut, &p);
-  if (lut.runtime.has_handoffs()) {
+  prune(&p);
+  // Only a LUT with steps on some pool pays hand-offs (a 1-thread LUT keeps the pairwise exact
+  // solver: env/cost.h charges them through a fused layer's walk back, which is not pairwise).
+  bool pools = false;
+  for (size_t f = 0; f < p.pool.size(); ++f)
+    pools |= p.usable[f] && p.pool[f] != Problem::kNoStep && p.pool[f] != int8_t(ThreadPoolId::kCaller);
+  if (lut.runtime.has_handoffs() && pools) {
     p.handoff = lut.runtime.handoff_ms;
     for (double& h : p.handoff) h = std::max(h, 0.0);
   }
-  prune(&p);
   for (int i = 0; i < p.n; ++i) {
     bool any = false;
     for (int a = 0; a < p.actions(i); ++a) any |= p.usable[p.offset[i] + a] != 0;

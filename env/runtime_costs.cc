@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "libs/core/tensor.h"
@@ -28,9 +29,14 @@ Status time_copy(const Shape& shape, const Protocol& protocol, double* ms) {
 }
 
 using Clock = std::chrono::steady_clock;
+constexpr int kHandoffSettleUs = 1000;  // > libgomp's spin at GOMP_SPINCOUNT=10000 (~0.35 ms here)
 
-// Runs `from`'s job (and the executor's release of it), then times `to`'s.
+// Runs `from`'s job (and the executor's release of it), then times `to`'s. Every pool starts
+// parked and settled (an OpenMP worker, which cannot be parked, past its GOMP_SPINCOUNT spin),
+// so one pair's workers never run into the next pair's.
 double time_after(ThreadPoolId from, ThreadPoolId to) {
+  for (int q = 0; q < kThreadPoolCount; ++q) release_pool(q);
+  std::this_thread::sleep_for(std::chrono::microseconds(kHandoffSettleUs));
   const bool caller_to = to == ThreadPoolId::kCaller, caller_from = from == ThreadPoolId::kCaller;
   if (caller_from && !caller_to) {  // the pool was parked before the 1-thread step
     run_pool_job(to, kHandoffItemUs);
