@@ -85,56 +85,55 @@ void add_peak_memory(const Problem& p, Model* m, CoinPackedVector* memory) {
 }
 
 // Thread-pool hand-offs (env/cost.h) on the exit pool of each layer, e[t][P] = 1 when the last
-// step up to layer t ran on pool P: e[t][P] = X[t][P] + AND(F[t], e[t-1][P]), with X[t][P] the
-// layer's impls on pool P and F[t] its fused pseudo-impls (they run nothing: the pool stays).
-// With binary x the equalities fix every e; a hand-off P -> Q into layer t costs on
-// h >= e[t-1][P] + X[t][Q] - 1, h >= 0 (its cost is >= 0, so h is the AND at the optimum).
+// step up to layer t ran on pool P. Into layer t a transport from e[t-1] to the layer's pools:
+// y[P][Q] (a hand-off P -> Q, at its cost) sums over Q to e[t-1][P] less the fused
+// continuation f[P] (a fused pseudo-impl runs nothing: the pool stays), and over P to X[t][Q],
+// the layer's impls on pool Q; f sums to the fused impls F[t]; e[t][Q] = X[t][Q] + f[Q]. With
+// binary x every y is fixed, and the relaxation is as tight as the edges' marginal rows.
 void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency) {
   const int P = kThreadPoolCount;
   std::vector<int> prev(P, -1);  // e[t-1][*] columns
   for (int t = 0; t < p.n; ++t) {
-    std::vector<CoinPackedVector> X(P);  // X[t][Q] as sums of x
+    std::vector<CoinPackedVector> X(P);  // X[t][Q] - (their y or e) = 0, built below
     CoinPackedVector F;
     for (int a = 0; a < p.actions(t); ++a) {
       const int col = m->x[p.offset[t] + a], q = p.pool[p.offset[t] + a];
       if (col < 0) continue;
-      if (q == Problem::kNoStep) F.insert(col, 1.0);
+      if (q == Problem::kNoStep && t > 0) F.insert(col, 1.0);
       else X[t == 0 ? int(ThreadPoolId::kCaller) : q].insert(col, 1.0);
     }
-    for (int from = 0; t > 0 && from < P; ++from)
-      for (int to = 0; to < P; ++to) {
-        const double c = p.handoff_ms(from, to);
-        if (c <= 0 || from == to || X[to].getNumElements() == 0) continue;
-        const int h = m->add_col(0, 0, 1, false);
-        latency->insert(h, c);
-        CoinPackedVector r = X[to];  // h - e[t-1][from] - X[t][to] >= -1
-        for (int i = 0; i < r.getNumElements(); ++i) r.getElements()[i] = -1.0;
-        r.insert(h, 1.0);
-        r.insert(prev[from], -1.0);
-        m->add_row(r, -1.0, COIN_DBL_MAX);
-      }
     std::vector<int> cur(P);
+    std::vector<CoinPackedVector> e_row(P);  // e[t][Q] - X[t][Q] - f[Q] = 0
     for (int q = 0; q < P; ++q) {
       cur[q] = m->add_col(0, 0, 1, false);
-      CoinPackedVector r = X[q];  // e[t][q] - X[t][q] - g = 0
-      for (int i = 0; i < r.getNumElements(); ++i) r.getElements()[i] = -1.0;
-      r.insert(cur[q], 1.0);
-      if (t > 0 && F.getNumElements() > 0) {
-        const int g = m->add_col(0, 0, 1, false);
-        r.insert(g, -1.0);
-        CoinPackedVector le_f = F, le_e, ge;  // g <= F, g <= e[t-1][q], g >= F + e[t-1][q] - 1
-        for (int i = 0; i < le_f.getNumElements(); ++i) le_f.getElements()[i] = -1.0;
-        le_f.insert(g, 1.0);
-        m->add_row(le_f, -COIN_DBL_MAX, 0);
-        le_e.insert(g, 1.0);
-        le_e.insert(prev[q], -1.0);
-        m->add_row(le_e, -COIN_DBL_MAX, 0);
-        ge = le_f;
-        ge.insert(prev[q], -1.0);
-        m->add_row(ge, -1.0, COIN_DBL_MAX);
-      }
-      m->add_row(r, 0, 0);
+      e_row[q] = X[q];
+      for (int i = 0; i < e_row[q].getNumElements(); ++i) e_row[q].getElements()[i] = -1.0;
+      e_row[q].insert(cur[q], 1.0);
     }
+    if (t > 0) {
+      std::vector<CoinPackedVector> out_of(P), into = X;  // sum_Q y[P][Q] + f[P] - e[t-1][P] = 0; X - sum_P y = 0
+      for (int from = 0; from < P; ++from) {
+        out_of[from].insert(prev[from], -1.0);
+        for (int to = 0; to < P; ++to) {
+          if (X[to].getNumElements() == 0) continue;
+          const int y = m->add_col(0, 0, 1, false);
+          if (from != to && p.handoff_ms(from, to) > 0) latency->insert(y, p.handoff_ms(from, to));
+          out_of[from].insert(y, 1.0);
+          into[to].insert(y, -1.0);
+        }
+        if (F.getNumElements() > 0) {
+          const int f = m->add_col(0, 0, 1, false);
+          out_of[from].insert(f, 1.0);
+          e_row[from].insert(f, -1.0);
+          F.insert(f, -1.0);  // sum_P f[P] - F[t] = 0 (F's x entries are +1)
+        }
+        m->add_row(out_of[from], 0, 0);
+      }
+      for (int to = 0; to < P; ++to)
+        if (into[to].getNumElements() > 0) m->add_row(into[to], 0, 0);
+      if (F.getNumElements() > 0) m->add_row(F, 0, 0);
+    }
+    for (int q = 0; q < P; ++q) m->add_row(e_row[q], 0, 0);
     prev = cur;
   }
   for (int q = 0; q < P; ++q)  // the last step hands the output copy to the caller

@@ -48,7 +48,7 @@ void fill_conversions(const Lut& lut, Problem* p) {
         c.from_format >= F || c.to_format >= F)
       continue;
     double& slot = p->conv_ms[(size_t(c.producer) * F + c.from_format) * F + c.to_format];
-    slot = std::min(slot, c.chain_ms);
+    slot = std::min(slot, c.chain_ms + (lut.formats[c.to_format].threads > 1 ? p->native_detour_ms : 0.0));
   }
 }
 
@@ -93,6 +93,20 @@ void fill_impls(const Lut& lut, Problem* p) {
     }
     p->offset.push_back(int(p->impl_ms.size()));
   }
+}
+
+// Only a LUT with usable steps on some pool pays hand-offs (a 1-thread LUT keeps the pairwise
+// exact solver: env/cost.h charges them through a fused layer's walk back, not pairwise).
+void set_handoffs(const Lut& lut, Problem* p) {
+  bool pools = false;
+  for (size_t f = 0; f < p->pool.size(); ++f)
+    pools |= p->usable[f] && p->pool[f] != Problem::kNoStep && p->pool[f] != int8_t(ThreadPoolId::kCaller);
+  if (!lut.runtime.has_handoffs() || !pools) return;
+  p->handoff = lut.runtime.handoff_ms;
+  for (double& h : p->handoff) h = std::max(h, 0.0);
+  p->native_detour_ms = kInf;
+  for (int from = 0; from < kThreadPoolCount; ++from)
+    if (from != int(ThreadPoolId::kNative)) p->native_detour_ms = std::min(p->native_detour_ms, p->handoff_ms(from, int(ThreadPoolId::kNative)));
 }
 
 void fill_edges(const Lut& lut, Problem* p) {
@@ -170,17 +184,9 @@ Status compile_problem(const Lut& lut, Problem* out) {
   p.n_formats = int(lut.formats.size());
   if (p.n == 0) return invalid_argument("LUT of '" + lut.model_name + "' has no layers");
   fill_impls(lut, &p);
+  set_handoffs(lut, &p);
   fill_edges(lut, &p);
   prune(&p);
-  // Only a LUT with steps on some pool pays hand-offs (a 1-thread LUT keeps the pairwise exact
-  // solver: env/cost.h charges them through a fused layer's walk back, which is not pairwise).
-  bool pools = false;
-  for (size_t f = 0; f < p.pool.size(); ++f)
-    pools |= p.usable[f] && p.pool[f] != Problem::kNoStep && p.pool[f] != int8_t(ThreadPoolId::kCaller);
-  if (lut.runtime.has_handoffs() && pools) {
-    p.handoff = lut.runtime.handoff_ms;
-    for (double& h : p.handoff) h = std::max(h, 0.0);
-  }
   for (int i = 0; i < p.n; ++i) {
     bool any = false;
     for (int a = 0; a < p.actions(i); ++a) any |= p.usable[p.offset[i] + a] != 0;

@@ -54,8 +54,8 @@ struct ExecStep {
   int layer = -1;          // layer index, or the consumer layer for a conversion
   bool conversion = false;
   double last_ms = 0;      // with PlanOptions::time_steps
-  /// A 2-thread step after which its library's cpu1 workers are parked because the next
-  /// 2-thread step (cyclically) runs on another library's pool (see release_pool).
+  /// A 2-thread step after which its pool's cpu1 workers are parked because the next
+  /// 2-thread step (cyclically) runs on another pool (ThreadPoolId; see release_pool).
   bool parks_pool = false;
   /// A conversion: the layer whose output it converts (its tensor's shape); -1 otherwise.
   int source = -1;
