@@ -29,7 +29,7 @@ Status time_copy(const Shape& shape, const Protocol& protocol, double* ms) {
 }
 
 using Clock = std::chrono::steady_clock;
-constexpr int kHandoffSettleUs = 1000;  // > libgomp's spin at GOMP_SPINCOUNT=10000 (~0.35 ms here)
+constexpr int kHandoffSettleUs = 500;  // > libgomp's spin at GOMP_SPINCOUNT=10000 (~0.35 ms here)
 
 // Runs `from`'s job (and the executor's release of it), then times `to`'s. Every pool starts
 // parked and settled (an OpenMP worker, which cannot be parked, past its GOMP_SPINCOUNT spin),

@@ -30,6 +30,6 @@ constexpr double kHandoffItemUs = 20;
 /// The hand-off matrix as text (rows: from, columns: to, ms), or a line saying the LUT has none
 /// (then the cost model charges none).
 std::string handoffs_table(const RuntimeCosts& rc);
-constexpr int kHandoffRounds = 101;
+constexpr int kHandoffRounds = 41;
 
 }  // namespace lw

@@ -221,7 +221,8 @@ TEST_CASE("lut: the executor's input / output copies round-trip and add to every
   Lut lut = random_dag_lut(7, 6, 4, 3), back;  // (feasible: the round-trip case above)
   Problem before;
   REQUIRE(compile_problem(lut, &before).is_ok());
-  lut.runtime = {0.25, 0.125};
+  lut.runtime.input_copy_ms = 0.25;
+  lut.runtime.output_copy_ms = 0.125;
   REQUIRE(lut_from_json(lut_to_json(lut), "mem", &back).is_ok());
   CHECK(back.runtime.input_copy_ms == 0.25);
   CHECK(back.runtime.output_copy_ms == 0.125);
