@@ -218,3 +218,24 @@ TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") 
     CAPTURE(r.err);
   }
 }
+
+TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut show prints the hand-offs") {
+  std::string net = write_temp("rtnet.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
+    {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");
+  std::string lut = write_temp("rtlut.json", ""), with = write_temp("rtlut2.json", "");
+  REQUIRE(run("profile --model " + net + " --libs native --threads 1 --runs 2 --max-runs 2 --warmup 0 --quiet --out " + lut).code == 0);
+  Result before = run("lut show " + lut);
+  REQUIRE(before.code == 0);
+  CHECK(before.out.find("no thread-pool hand-offs measured: charged as 0") != std::string::npos);
+  Result r = run("profile --model " + net + " --runtime-only --lut " + lut + " --out " + with);
+  REQUIRE(r.code == 0);
+  Result after = run("lut show " + with);
+  REQUIRE(after.code == 0);
+  const bool two_cpus = r.out.find("one CPU") == std::string::npos;
+  CHECK((after.out.find("from \\ to") != std::string::npos) == two_cpus);
+  CHECK((slurp(with).find("\"handoff_ms\"") != std::string::npos) == two_cpus);
+  Result other = run("profile --model resnet18 --runtime-only --lut " + lut + " --out " + with);
+  CHECK(other.code == 2);
+  CHECK(count_lines(other.err) == 1);
+  for (const std::string& f : {net, lut, with}) fs::remove(f);
+}
