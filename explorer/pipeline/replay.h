@@ -27,7 +27,7 @@ struct ReplayLayer {
   int layer = 0;
   std::string name, impl;
   double lut_ms = 0, measured_ms = 0;
-  double lut_conversion_ms = 0, measured_conversion_ms = 0;
+  double lut_conversion_ms = 0, measured_conversion_ms = 0;  // LUT: with the thread-pool hand-off into the layer
   int conversions = 0;  // conversion steps the executor inserted for this layer
 };
 
