@@ -24,7 +24,8 @@
 /// (it runs nothing), its absorber's (walking back); layer 0 (the input copy) and the output
 /// copy after the last layer run on the caller. A conversion into a 2-thread format runs on
 /// the native pool between two other steps: its chain is charged the least hand-off into the
-/// native pool (native_detour_ms), so it stays a cost of the conversion table that every
+/// native pool (native_detour_ms, at most the chain's own cost: our pool's caller takes a
+/// late worker's half back), so it stays a cost of the conversion table that every
 /// agent reads; the exit pool after it is taken as the layer's before it (an approximation:
 /// bench --steps shows what remains). A LUT without hand-offs charges none.
 ///
@@ -105,7 +106,8 @@ struct Problem {
   /// Lut::runtime.handoff_ms (>= 0), from * kThreadPoolCount + to; empty: none charged.
   std::vector<double> handoff;
   static constexpr int8_t kNoStep = -1;
-  /// Added to every conversion chain into a 2-thread format (0 without hand-offs).
+  /// Added to every conversion chain into a 2-thread format, capped at the chain's cost (0
+  /// without hand-offs).
   double native_detour_ms = 0;
 
   bool has_handoffs() const { return !handoff.empty(); }

@@ -130,6 +130,28 @@ TEST_CASE("hand-offs: a measured hand-off moves the optimum; predict, env steps,
   CHECK(b.to_go[0] <= want + 1e-12);
 }
 
+TEST_CASE("hand-offs: a conversion into a 2-thread format pays the least hand-off into the native pool, at most its own cost") {
+  for (double chain : {0.004, 0.5}) {
+    CAPTURE(chain);
+    Lut lut = alternating_lut();
+    lut.formats.push_back({Layout::kNCHW, DType::kF32, 2});
+    for (Impl& m : lut.layers[4].impls) m.in_format = 1;  // c3 reads NCHW: r2 -> c3 converts
+    lut.conversions.push_back({3, 4, 0, 1, -1, chain, {"conv"}});
+    lut.conversions.push_back({4, -1, 0, 1, -1, 0.001, {"conv"}});
+    lut.output_format = 0;
+    Problem plain;
+    REQUIRE(compile_problem(lut, &plain).is_ok());
+    set_handoff(lut, "caller", "native", 0.03);
+    set_handoff(lut, "xnnpack", "native", 0.02);
+    set_handoff(lut, "openmp", "native", 0.025);
+    Problem p;
+    REQUIRE(compile_problem(lut, &p).is_ok());
+    CHECK(p.native_detour_ms == 0.02);
+    const std::vector<int> all_x = {0, 0, 0, 0, 0};  // only xnnpack -> native and back is charged: 0
+    CHECK(predict_latency_ms(p, all_x) == doctest::Approx(predict_latency_ms(plain, all_x) + std::min(0.02, chain)));
+  }
+}
+
 TEST_CASE("hand-offs: exact == ILP == brute force on 150 random DAGs with pools, fused layers and fan-out") {
   int solved = 0, moved = 0;
   for (uint64_t seed = 0; solved < 150; ++seed) {
