@@ -82,10 +82,6 @@ Status measure_runtime_costs(const Network& net, const Protocol& protocol, Runti
   return time_copy(net.layers.back().out, protocol, &out->output_copy_ms);
 }
 
-}  // namespace lw
-
-namespace lw {
-
 std::string handoffs_table(const RuntimeCosts& rc) {
   if (!rc.has_handoffs()) return "no thread-pool hand-offs measured: charged as 0 (layerwise profile --runtime-only adds them)\n";
   std::string out = "  from \\ to";
