@@ -97,7 +97,7 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
     MixedFloorResult f;
     auto planner = [&](const Lut& sub, NamedDeployment* out) { return one_torch_thread_count(sub, label, max_threads, out); };
     LW_RETURN_IF_ERROR(plan_mixed_under_floor(net, lut, planner, d, MixedFloor{}, &f));
-    if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " opt-mixed: " + f.note);
+    c->row.note = f.note;
     nd = f.deployment;
     LW_RETURN_IF_ERROR(assignment_from_names(net, lut, nd.names, &a));
   }

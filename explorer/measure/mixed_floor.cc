@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "env/cost.h"
 #include "explorer/measure/accuracy.h"
@@ -200,9 +201,15 @@ Status plan_mixed_under_floor(const Network& net, const Lut& lut, const MixedPla
   out->deployment = kept.d;
   out->metric = kept.metric;
   out->probes = s.probes;
-  char line[200];
-  snprintf(line, sizeof line, "%s %.2f -> %.2f, %d layer(s) promoted, %d checked",
-           out->metric_name.c_str(), out->unconstrained_metric, out->metric, out->promoted, out->probes);
+  char line[240];
+  const bool sqnr = out->metric_name == "sqnr_db";
+  snprintf(line, sizeof line,
+           "accuracy floor %s: %.2f for the latency optimum, %.2f kept after promoting %d layer(s); %d deployment(s) "
+           "checked",
+           sqnr ? ("SQNR vs f32 >= " + std::to_string(int(floor.min_sqnr_db)) + " dB over " +
+                   std::to_string(kMixedCheckInputs) + " inputs").c_str()
+                : "top-1 loss <= 1 point",
+           out->unconstrained_metric, out->metric, out->promoted, out->probes);
   out->note = line;
   return Status::ok();
 }
