@@ -67,18 +67,21 @@ class FloorCheck {
       *out = r.top1;
       return Status::ok();
     }
-    double sig = 0, err = 0;
+    // The worst input's SQNR: pooled over the inputs, one bad input hid behind three good
+    // ones (MobileNetV3-Large, 2 threads: 31.3 dB pooled, 27.4 dB on the bench's input).
+    *out = 999;
     Tensor y;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       LW_RETURN_IF_ERROR(ex->run(inputs_[i], &y));
       const float* r = ref_out_[i].f32();
+      double sig = 0, err = 0;
       for (int64_t k = 0; k < ref_out_[i].shape().elements(); ++k) {
         const double d = double(r[k]) - y.f32()[k];
         sig += double(r[k]) * r[k];
         err += d * d;
       }
+      if (err > 0) *out = std::min(*out, 10 * std::log10(sig / err));
     }
-    *out = err > 0 ? 10 * std::log10(sig / err) : 999;
     return Status::ok();
   }
 
@@ -206,7 +209,7 @@ Status plan_mixed_under_floor(const Network& net, const Lut& lut, const MixedPla
   snprintf(line, sizeof line,
            "accuracy floor %s: %.2f for the latency optimum, %.2f kept after promoting %d layer(s); %d deployment(s) "
            "checked",
-           sqnr ? ("SQNR vs f32 >= " + std::to_string(int(floor.min_sqnr_db)) + " dB over " +
+           sqnr ? ("SQNR vs f32 >= " + std::to_string(int(floor.min_sqnr_db)) + " dB on each of " +
                    std::to_string(kMixedCheckInputs) + " inputs").c_str()
                 : "top-1 loss <= 1 point",
            out->unconstrained_metric, out->metric, out->promoted, out->probes);

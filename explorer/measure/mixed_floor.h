@@ -19,7 +19,7 @@
 
 namespace lw {
 
-constexpr double kMixedMinSqnrDb = 30;      // random-weight models: SQNR vs f32, over the check inputs
+constexpr double kMixedMinSqnrDb = 30;      // random-weight models: SQNR vs f32 on each check input
 constexpr double kMixedMaxTop1Loss = 0.01;  // Fashion-MNIST members: top-1 lost vs f32 (1 point)
 constexpr int kMixedCheckInputs = 4;        // random-weight models: fidelity inputs of the check
 constexpr int kMixedCheckImages = 1000;     // Fashion-MNIST members: test images of the check
@@ -35,7 +35,7 @@ using MixedPlanner = std::function<Status(const Lut& lut, NamedDeployment* out)>
 
 struct MixedFloorResult {
   NamedDeployment deployment;
-  double unconstrained_metric = 0;  // SQNR dB or top-1 of the plain latency optimum
+  double unconstrained_metric = 0;  // worst input's SQNR dB, or top-1, of the plain latency optimum
   double metric = 0;                // the same for the deployment kept
   std::string metric_name;          // "sqnr_db" or "top1"
   int probes = 0;                   // deployments planned and checked on the device
