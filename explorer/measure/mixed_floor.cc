@@ -52,6 +52,7 @@ class FloorCheck {
   }
 
   const char* name() const { return fashion_ ? "top1" : "sqnr_db"; }
+  double reference_top1() const { return ref_top1_; }
   bool passes(double metric) const {
     return fashion_ ? ref_top1_ - metric <= floor_.max_top1_loss + 1e-12 : metric >= floor_.min_sqnr_db;
   }
@@ -204,15 +205,19 @@ Status plan_mixed_under_floor(const Network& net, const Lut& lut, const MixedPla
   out->deployment = kept.d;
   out->metric = kept.metric;
   out->probes = s.probes;
-  char line[240];
+  char line[300];
   const bool sqnr = out->metric_name == "sqnr_db";
+  const double unit = sqnr ? 1 : 100;  // top-1 printed in per cent
+  const std::string floor_text =
+      sqnr ? "SQNR vs f32 >= " + std::to_string(int(floor.min_sqnr_db)) + " dB on each of " +
+                 std::to_string(kMixedCheckInputs) + " inputs"
+           : "top-1 on " + std::to_string(kMixedCheckImages) + " test images at most " +
+                 std::to_string(int(std::lround(floor.max_top1_loss * 100))) + " point(s) below f32's " +
+                 std::to_string(check.reference_top1() * 100).substr(0, 5) + " %";
   snprintf(line, sizeof line,
            "accuracy floor %s: %.2f for the latency optimum, %.2f kept after promoting %d layer(s); %d deployment(s) "
            "checked",
-           sqnr ? ("SQNR vs f32 >= " + std::to_string(int(floor.min_sqnr_db)) + " dB on each of " +
-                   std::to_string(kMixedCheckInputs) + " inputs").c_str()
-                : "top-1 loss <= 1 point",
-           out->unconstrained_metric, out->metric, out->promoted, out->probes);
+           floor_text.c_str(), out->unconstrained_metric * unit, out->metric * unit, out->promoted, out->probes);
   out->note = line;
   return Status::ok();
 }
