@@ -326,7 +326,9 @@ TEST_CASE("zoo models on oneDNN through the executor: blocked f32, bf16, mixed w
     }
     // int8 convs (NHWC) with bf16 / f32 elsewhere: the executor converts on every edge.
     ModelRun m = run_model(net, onednn_assignment(net, Layout::kNHWC, {DType::kI8, DType::kBF16, DType::kF32}));
-    INFO(model, " mixed SQNR ", m.sqnr_db, " dB");
-    CHECK(m.sqnr_db >= 15);
+    // A conv that absorbed a relu writes with the relu's quantisation (libs/exec/executor.cc):
+    // with the conv's own, ResNet-18 got 26.3 dB and GoogLeNet 32.4 dB here (36.6, 35.6 now).
+    INFO(std::string(model), " mixed SQNR ", m.sqnr_db, " dB");
+    CHECK(m.sqnr_db >= 30);
   }
 }
