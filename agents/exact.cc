@@ -7,12 +7,15 @@
 // in turn) with an admissible lower bound (sum of independent minima), so the result is proven
 // optimal either way. Only the reward's latency (+ optional memory term) is optimised.
 // A conversion shared by several consumers (env/cost.h) is not a cost of one edge: a producer
-// with several consumers gets a hub node whose choice is (its output format f, the set T of
-// formats the executor converts it to), with |T| <= its consumer count. Edge producer-hub:
-// the chains f -> T if the impl outputs f, else +inf; edge hub-consumer: 0 if the consumer
-// reads f or a format in T, else +inf. The optimum over hubs charges each conversion once,
-// exactly the cost model, and the graph stays pairwise, so the reductions still apply (a
-// residual block reduces through its hub). Under a peak-memory limit (not pairwise) the
+// with several consumers gets a hub node whose choice is (its output format f, the set S of
+// formats converted to once and shared), with |S| <= half its consumer count (a shared
+// format is read by two consumers at least). Edge producer-hub: the chains f -> S if the impl
+// outputs f, else +inf; edge hub-consumer: 0 if the consumer reads f or a format in S, else
+// its own chain from f. For any assignment the hub's best S is the set of formats two or more
+// consumers read, which charges each conversion once, exactly the cost model; the graph stays
+// pairwise, so the reductions still apply (a residual block reduces through its hub). (With
+// S = every converted format, as before, a hub had F x C(R, <= k) choices: 6648 at 24 formats
+// and two consumers, against F x (1 + R) = 600 now.) Under a peak-memory limit (not pairwise) the
 // exact agent solves the ILP with the liveness memory model instead (agents/ilp.h), and so
 // it does for a LUT with thread-pool hand-offs (env/cost.h; not pairwise across fused layers).
 #include <algorithm>
@@ -137,11 +140,21 @@ struct Solver {
     recs->push_back(std::move(r));
   }
 
+  // Cheapest reduction first: an RII costs the product of three sizes, and folding a layer
+  // between two hubs (thousands of choices each) first would cost millions of entries and a
+  // hub x hub table, where folding the hubs first costs hub x layer x layer.
   void reduce_all(PGraph& g, std::vector<Record>* recs) {
-    for (bool again = true; again;) {
-      again = false;
-      for (int u = 0; u < int(g.cost.size()); ++u)
-        if (g.alive[u] && g.adj[u].size() <= 2) reduce_node(g, u, recs), again = true;
+    for (;;) {
+      int best = -1;
+      double best_work = 0;
+      for (int u = 0; u < int(g.cost.size()); ++u) {
+        if (!g.alive[u] || g.adj[u].size() > 2) continue;
+        double work = g.size(u);
+        for (const auto& q : g.adj[u]) work *= g.size(q.first);
+        if (best < 0 || work < best_work) best = u, best_work = work;
+      }
+      if (best < 0) return;
+      reduce_node(g, best, recs);
     }
   }
 
@@ -200,42 +213,89 @@ struct Solver {
   }
 };
 
-// The hub of producer j (see the top of the file): its choices and the cost of each for every impl of j.
-void add_hub(const Problem& p, int j, PGraph& g) {
-  const int F = p.n_formats, k = p.fanout(j);
-  std::vector<int> targets;  // formats some consumer may read
+// Impls of a layer that the PBQP cannot tell apart: every edge cost depends only on the
+// producer's (out format, fused) and the consumer's (in format, fused consumer), so of the
+// impls sharing all four only the cheapest can be optimal. With four libraries, three dtypes
+// and two thread sets a layer has hundreds of impls but a few dozen classes, and each RII
+// reduction costs the product of three nodes' sizes (opt-mixed over the 4-library LUTs:
+// ~4e9 table entries on SqueezeNet, > 13 GB on ResNet-50 before this).
+struct Classes {
+  std::vector<std::vector<int>> rep;  // per layer: class -> cheapest impl index
+  std::vector<std::vector<double>> cost;
+};
+
+Classes impl_classes(const DeploymentEnv& env) {
+  const Problem& p = env.problem();
+  Classes k;
+  k.rep.resize(p.n);
+  k.cost.resize(p.n);
+  for (int t = 0; t < p.n; ++t) {
+    std::vector<int64_t> keys;
+    for (int a = 0; a < p.actions(t); ++a) {
+      const int f = p.offset[t] + a;
+      double c = env.statically_allowed(f) ? p.impl_ms[f] + env.extra_ms(f) : kInf;
+      if (t == p.n - 1) c += p.out_ms[a];
+      if (!(c < kInf)) continue;
+      const ImplFields& x = p.fields[f];
+      const int64_t key = (int64_t(x.in_format) << 32) | (int64_t(x.out_format) << 2) | (x.fused_producer << 1) |
+                          int64_t(x.fused_consumer);
+      const size_t i = size_t(std::find(keys.begin(), keys.end(), key) - keys.begin());
+      if (i == keys.size()) keys.push_back(key), k.rep[t].push_back(a), k.cost[t].push_back(c);
+      else if (c < k.cost[t][i]) k.rep[t][i] = a, k.cost[t][i] = c;
+    }
+    if (k.rep[t].empty()) k.rep[t] = {0}, k.cost[t] = {kInf};  // (the solver then reports infeasible)
+  }
+  return k;
+}
+
+// Subsets of `targets` with at most `k` elements, as format bit sets (no need to walk all 2^n).
+void subsets(const std::vector<int>& targets, size_t from, int k, uint64_t set, std::vector<uint64_t>* out) {
+  out->push_back(set);
+  if (k == 0) return;
+  for (size_t i = from; i < targets.size(); ++i) subsets(targets, i + 1, k - 1, set | uint64_t(1) << targets[i], out);
+}
+
+// The hub of producer j (see the top of the file): its choices and the cost of each for every
+// class of j. Only formats some class of j outputs, and shared targets a consumer class reads
+// and a chain reaches, are choices.
+void add_hub(const Problem& p, const Classes& k, int j, PGraph& g) {
+  const int F = p.n_formats;
+  auto field = [&](int layer, int c) -> const ImplFields& { return p.fields[p.offset[layer] + k.rep[layer][c]]; };
+  std::vector<int> reads;  // formats some consumer may read
   for (int q = p.out_begin[j]; q < p.out_begin[j + 1]; ++q) {
     const Problem::Edge& e = p.edges[p.out_edge[q]];
-    const int c = e.consumer;
-    for (int b = 0; b < p.actions(c); ++b) {
-      const ImplFields& x = p.fields[p.offset[c] + b];
-      if (p.usable[p.offset[c] + b] && (!x.fused_consumer || e.residual) &&
-          std::find(targets.begin(), targets.end(), x.in_format) == targets.end())
-        targets.push_back(x.in_format);
+    for (int b = 0; b < int(k.rep[e.consumer].size()); ++b) {
+      const ImplFields& x = field(e.consumer, b);
+      if ((!x.fused_consumer || e.residual) && std::find(reads.begin(), reads.end(), x.in_format) == reads.end())
+        reads.push_back(x.in_format);
     }
   }
   struct Choice {
     int f;
-    uint64_t set;  // target formats as bits
+    uint64_t set;  // shared target formats as bits
     bool fused;    // a fused producer feeding fused consumers in f (a cost model case, 0 or +inf)
   };
   std::vector<Choice> choice;
+  std::vector<uint64_t> sets;
   for (int f = 0; f < F; ++f) {
-    choice.push_back({f, 0, true});
-    for (uint64_t m = 0; m < (uint64_t(1) << targets.size()); ++m) {
-      uint64_t set = 0;
-      bool ok = __builtin_popcountll(m) <= k;
-      for (size_t i = 0; ok && i < targets.size(); ++i)
-        if (m >> i & 1) ok = targets[i] != f && p.conv(j, f, targets[i]) < kInf, set |= uint64_t(1) << targets[i];
-      if (ok) choice.push_back({f, set, false});
-    }
+    bool plain = false, fused = false;
+    for (int a = 0; a < int(k.rep[j].size()); ++a)
+      if (field(j, a).out_format == f) (field(j, a).fused_producer ? fused : plain) = true;
+    if (fused) choice.push_back({f, 0, true});
+    if (!plain) continue;
+    std::vector<int> targets;
+    for (int t : reads)
+      if (t != f && p.conv(j, f, t) < kInf) targets.push_back(t);
+    sets.clear();
+    subsets(targets, 0, p.fanout(j) / 2, 0, &sets);
+    for (uint64_t set : sets) choice.push_back({f, set, false});
   }
   const int h = int(g.cost.size());
   g.cost.push_back(std::vector<double>(choice.size(), 0.0));
   g.alive.push_back(1);
   g.adj.emplace_back();
   g.add_to_edge(j, h, [&](int a, int x) {
-    const ImplFields& o = p.fields[p.offset[j] + a];
+    const ImplFields& o = field(j, a);
     if (o.fused_producer != choice[x].fused || o.out_format != choice[x].f) return kInf;
     double c = 0;
     for (int t = 0; t < F; ++t)
@@ -245,32 +305,27 @@ void add_hub(const Problem& p, int j, PGraph& g) {
   for (int q = p.out_begin[j]; q < p.out_begin[j + 1]; ++q)
     g.add_to_edge(h, p.edges[p.out_edge[q]].consumer, [&](int x, int b) {
       const Problem::Edge& e = p.edges[p.out_edge[q]];
-      const ImplFields& i = p.fields[p.offset[e.consumer] + b];
+      const ImplFields& i = field(e.consumer, b);
       if (choice[x].fused) return i.fused_consumer && i.in_format == choice[x].f ? 0.0 : kInf;
-      const bool reads = i.in_format == choice[x].f || (choice[x].set >> i.in_format & 1);
-      return (!i.fused_consumer || e.residual) && reads ? 0.0 : kInf;  // an absorbed add reads its residual
+      if (i.fused_consumer && !e.residual) return kInf;  // (an absorbed add reads its residual)
+      const bool shared = i.in_format == choice[x].f || (choice[x].set >> i.in_format & 1);
+      return shared ? 0.0 : p.conv(j, choice[x].f, i.in_format);
     });
 }
 
-PGraph build_graph(const DeploymentEnv& env) {
+PGraph build_graph(const DeploymentEnv& env, const Classes& k) {
   const Problem& p = env.problem();
   PGraph g;
-  g.cost.resize(p.n);
+  g.cost = k.cost;
   g.alive.assign(p.n, 1);
   g.adj.resize(p.n);
-  for (int t = 0; t < p.n; ++t)
-    for (int a = 0; a < p.actions(t); ++a) {
-      const int f = p.offset[t] + a;
-      double c = env.statically_allowed(f) ? p.impl_ms[f] + env.extra_ms(f) : kInf;
-      if (t == p.n - 1) c += p.out_ms[a];
-      g.cost[t].push_back(c);
-    }
   for (const auto& e : p.edges) {
     if (e.producer == e.consumer || p.fanout(e.producer) > 1) continue;
-    g.add_to_edge(e.producer, e.consumer, [&](int a, int b) { return p.edge_cost(e, a, b); });
+    g.add_to_edge(e.producer, e.consumer,
+                  [&](int a, int b) { return p.edge_cost(e, k.rep[e.producer][a], k.rep[e.consumer][b]); });
   }
   for (int j = 0; j < p.n; ++j)
-    if (p.fanout(j) > 1) add_hub(p, j, g);
+    if (p.fanout(j) > 1) add_hub(p, k, j, g);
   return g;
 }
 
@@ -301,13 +356,15 @@ Status run_exact(DeploymentEnv& env, const AgentRequest& req, SearchResult* out)
   // further back: not pairwise, so the ILP (which linearises them) certifies the optimum.
   if (env.memory_limited() || env.problem().has_handoffs()) return exact_by_ilp(env, out);
   const Problem& p = env.problem();
-  PGraph g = build_graph(env);
+  const Classes k = impl_classes(env);
+  PGraph g = build_graph(env, k);
   std::vector<int> sizes(g.cost.size());
   for (size_t u = 0; u < g.cost.size(); ++u) sizes[u] = g.size(int(u));
   Solver s;
   std::vector<int> sol(g.cost.size(), 0);
   const double best = s.solve(std::move(g), kInf, &sol, sizes);
   sol.resize(p.n);  // (the hubs' choices follow from the layers')
+  for (int t = 0; t < p.n; ++t) sol[t] = k.rep[t][sol[t]];
   out->states_considered = s.entries;
   if (best == kInf) return failed("exact: no deployment of finite cost exists");
   SolutionLog log(true);

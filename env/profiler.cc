@@ -12,6 +12,7 @@
 #include "env/device.h"
 #include "env/profiler_early_stop.h"
 #include "libs/ir/network_json.h"
+#include "libs/quant/quant.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
@@ -86,8 +87,13 @@ bool wanted(const ImplDesc& d, const ProfileOptions& o) {
 // the zero point is 0 does: oneDNN compiles zero-point handling in only when it is nonzero
 // (libs/onednn/dnnl_conv.cc), and calibration gives nearly every activation a nonzero one
 // (a ReLU output's is -128). Timed with 0, MobileNetV2's int8 depthwise convolutions ran
-// 1.2-1.6x slower in the network than in the LUT. Protocol::int8_zero_point.
-QuantParams timing_quant(const Protocol& p) { return {0.05f, p.int8_zero_point}; }
+// 1.2-1.6x slower in the network than in the LUT. Protocol::int8_zero_point. An input that
+// can be negative gets another nonzero one: oneDNN's int8 conv reads a -128 one as u8,
+// faster (libs/quant non_negative_outputs), which a signed input never gets.
+constexpr int32_t kSignedTimingZeroPoint = 3;
+QuantParams timing_quant(const Protocol& p, bool non_negative) {
+  return {0.05f, non_negative ? p.int8_zero_point : kSignedTimingZeroPoint};
+}
 
 int64_t weight_floats(const Layer& l) { return int64_t(l.weights.size() + l.bias.size()); }
 
@@ -108,7 +114,8 @@ enum class Look { kMayStop, kSecondLook, kToTheEnd };
 
 class Profiler {
  public:
-  Profiler(const Network& net, const Registry& reg, const ProfileOptions& o) : net_(net), reg_(reg), o_(o) {}
+  Profiler(const Network& net, const Registry& reg, const ProfileOptions& o)
+      : net_(net), reg_(reg), o_(o), non_negative_(non_negative_outputs(net)) {}
   Status run(Lut* lut);
 
  private:
@@ -128,6 +135,7 @@ class Profiler {
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
+  std::vector<bool> non_negative_;     // per layer: its output is never negative (libs/quant)
   Rivals rivals_;  // ok impls of the layer being measured
   const Lut* lut_ = nullptr;  // the LUT being filled (its formats)
   // Per layer kind and impl name: median / best median of its group on the last layer of that
@@ -247,8 +255,10 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
 
 std::string Profiler::cache_key(int i, const ImplDesc& d) const {
   const RuntimeFusion f = d.fused_activation ? runtime_fusion(net_, i) : RuntimeFusion{};
+  std::string signs;  // (an int8 kernel's speed depends on whether its input can be negative)
+  for (int p : net_.layers[i].inputs) signs += non_negative_[size_t(p)] ? '+' : '-';
   return layer_signature(net_.layers[i], input_shapes(net_, i), f.activation) + (f.add >= 0 ? "|residual|" : "|") +
-         d.name();
+         signs + "|" + d.name();
 }
 
 Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut, Look look,
@@ -282,8 +292,10 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
     return cache_[key];
   }
   Layer fused_layer = runtime_fusion_layer(layer, fuse);
-  const QuantParams q = timing_quant(o_.protocol);
-  PrimitiveArgs args{d, &fused_layer, in, std::vector<QuantParams>(in.size(), q), q};
+  std::vector<QuantParams> in_q;
+  for (size_t k = 0; k < in.size(); ++k)  // (the residual, last, is in the output's quantisation)
+    in_q.push_back(timing_quant(o_.protocol, k < layer.inputs.size() && non_negative_[size_t(layer.inputs[k])]));
+  PrimitiveArgs args{d, &fused_layer, in, in_q, timing_quant(o_.protocol, true)};
   Status s = time_primitive(args, look, &impl);
   if (!s.is_ok()) {
     impl.status = ImplStatus::kFailed;

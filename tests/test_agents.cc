@@ -293,3 +293,48 @@ TEST_CASE("qlearning: equals brute force on 300 random DAGs; the qs-dnn variant 
   CHECK(paper.curve[949].epsilon == doctest::Approx(0.1));
   CHECK(paper.curve[960].epsilon == 0.0);
 }
+
+// The 4-library LUTs (24 formats: 4 layouts x f32/bf16/int8 x 2 thread sets, hundreds of impls
+// per layer) once took the exact solver to ~4e9 table entries on SqueezeNet and > 13 GB on
+// ResNet-50 (opt-mixed in `layerwise bench`): a synthetic LUT of that width must stay small.
+TEST_CASE("exact: a 24-format LUT with hundreds of impls per layer reduces in few table entries") {
+  SyntheticLutOptions o;
+  o.zoo.input = {1, 3, 64, 64};
+  Lut lut;
+  REQUIRE(synthetic_zoo_lut("squeezenet1_1", o, &lut).is_ok());
+  lut.formats.clear();
+  for (Layout l : {Layout::kNCHW, Layout::kNHWC, Layout::kNCHW16C, Layout::kNCHW8C})
+    for (DType d : {DType::kF32, DType::kBF16, DType::kI8})
+      for (int t : {1, 2}) lut.formats.push_back({l, d, t});
+  const int F = int(lut.formats.size());
+  Rng rng(7);
+  for (size_t i = 1; i < lut.layers.size(); ++i) {
+    std::vector<Impl> wide;
+    for (const Impl& m : lut.layers[i].impls)
+      for (int k = 0; k < 12; ++k) {  // the same kernel in other formats, a little faster or slower
+        Impl x = m;
+        x.in_format = rng.below(F);
+        x.out_format = rng.below(2) ? x.in_format : rng.below(F);
+        x.latency_ms.median *= 0.7 + 0.6 * rng.uniform();
+        wide.push_back(x);
+      }
+    lut.layers[i].impls = std::move(wide);
+  }
+  lut.conversions.clear();
+  for (size_t c = 1; c < lut.layers.size(); ++c)
+    for (int p : lut.layers[c].inputs)
+      for (int a = 0; a < F; ++a)
+        for (int b = 0; b < F; ++b)
+          if (a != b) lut.conversions.push_back({p, int(c), a, b, -1, 0.01 * (1 + (a * 7 + b) % 5), {"x"}});
+  for (int a = 0; a < F; ++a) lut.conversions.push_back({int(lut.layers.size()) - 1, -1, a, 0, -1, 0.01, {"x"}});
+  Problem p = compile(lut);
+  int64_t impls = 0;
+  for (int t = 0; t < p.n; ++t) impls += p.actions(t);
+  MESSAGE(p.n << " layers, " << impls << " impls, " << F << " formats");
+  SearchResult ex = run("exact", p);
+  MESSAGE("exact: " << ex.states_considered << " table entries, " << ex.note);
+  CHECK(ex.proven_optimal);
+  CHECK(ex.states_considered < 1000000000);  // 2.7e8; 2.6e9 with the old hubs (all sets)
+  CHECK(predict_latency_ms(p, ex.best) == doctest::Approx(ex.best_latency_ms).epsilon(1e-12));
+  CHECK(ex.best_latency_ms <= run("greedy_penalty", p).best_latency_ms + 1e-9);
+}

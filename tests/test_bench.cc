@@ -11,6 +11,7 @@
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 #include "explorer/measure/deployment.h"
+#include "explorer/measure/mixed_floor.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/executor.h"
 #include "libs/ops/thread_pool.h"
@@ -222,4 +223,51 @@ TEST_CASE("parallel_for covers every index exactly once whoever runs the worker'
     for (int64_t i = 0; i < n; ++i) wrong += hits[i] != 1;
     REQUIRE(wrong == 0);
   }
+}
+
+// opt-mixed keeps its accuracy floor: at the default floor what it returns was checked and
+// passes; under a floor only f32 can reach (90 dB: bf16 and int8 lose far more) every
+// reduced-precision layer is promoted and the deployment is no faster in the LUT.
+TEST_CASE("opt-mixed: the deployment kept passes the floor, and a floor only f32 reaches promotes to f32") {
+  // Reduced precision made cheap in the LUT so that the optimum uses it on this tiny net
+  // (the kernels that run are the real ones).
+  Tiny t{tiny().net, tiny().lut};
+  for (LutLayer& l : t.lut.layers)
+    for (Impl& m : l.impls)
+      if (m.dtype != DType::kF32) m.latency_ms.median *= 0.01;
+  DeploymentOptions d;
+  d.registry = &default_registry();
+  d.lut = &t.lut;
+  std::vector<Tensor> samples;
+  REQUIRE(calibration_samples(t.net, 2, &samples).is_ok());
+  REQUIRE(calibrate_network(t.net, default_registry(), samples, &d.quant).is_ok());
+  auto planner = [](const Lut& sub, NamedDeployment* out) { return baseline_deployment(sub, "opt-mixed", 2, out); };
+  NamedDeployment fastest;
+  REQUIRE(planner(t.lut, &fastest).is_ok());
+  int reduced = 0;  // layers of the unconstrained optimum below f32
+  for (size_t i = 1; i < t.lut.layers.size(); ++i)
+    for (const Impl& m : t.lut.layers[i].impls)
+      if (m.name == fastest.names[i]) reduced += m.dtype != DType::kF32;
+  REQUIRE(reduced > 0);  // (else the test shows nothing)
+
+  MixedFloorResult f;
+  Status s = plan_mixed_under_floor(t.net, t.lut, planner, d, MixedFloor{}, &f);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  MESSAGE("default floor: " << f.note);
+  CHECK(f.metric_name == "sqnr_db");
+  CHECK(f.metric >= kMixedMinSqnrDb);
+  if (f.unconstrained_metric >= kMixedMinSqnrDb) CHECK(f.deployment.names == fastest.names);
+
+  MixedFloor strict;
+  strict.min_sqnr_db = 90;
+  s = plan_mixed_under_floor(t.net, t.lut, planner, d, strict, &f);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  MESSAGE("90 dB floor: " << f.note);
+  CHECK(f.metric >= 90);
+  CHECK(f.unconstrained_metric < 90);
+  CHECK(f.promoted >= 1);
+  CHECK(f.deployment.predicted_ms >= fastest.predicted_ms - 1e-9);
+  for (size_t i = 1; i < t.lut.layers.size(); ++i)
+    for (const Impl& m : t.lut.layers[i].impls)
+      if (m.name == f.deployment.names[i]) CHECK_MESSAGE(m.dtype == DType::kF32, m.name);
 }

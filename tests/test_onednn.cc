@@ -83,6 +83,28 @@ TEST_CASE("onednn conv2d: every implementation on awkward and random shapes") {
   if (onednn_cpu_isa().rfind("avx512", 0) == 0) CHECK(winograd_ran > 0);
 }
 
+TEST_CASE("onednn int8 conv on a non-negative input (read as u8) within one step of the int8 reference") {
+  // A relu's output quantises with zero point -128, which the conv reads as u8 with zero
+  // point 0 (dnnl_conv.cc make_pd): the same awkward shapes, inputs in [0, 1).
+  REQUIRE(choose_quant_params(0.f, 1.f).zero_point == kInt8Min);
+  auto shapes = conv_shapes(4, 33, false);
+  int clamps = 0;
+  for (ConvTester& t : shapes) {
+    t.non_negative(true);
+    clamps += t.activation() == LayerKind::kInput || t.activation() == LayerKind::kRelu || t.activation() == LayerKind::kRelu6;
+  }
+  std::vector<ImplDesc> descs;
+  for (const ImplDesc& d : descriptors(registry(), Library::kOnednn, LayerKind::kConv2d))
+    if (d.dtype_in == DType::kI8 && d.layout_in == Layout::kNHWC) descs.push_back(d);
+  REQUIRE(descs.size() == 2 * 2);  // {plain, fused} x 2 thread sets
+  const auto ran = test_convs(registry(), descs, shapes);
+  for (size_t i = 0; i < descs.size(); ++i) {
+    INFO(descs[i].name(), " ran ", ran[i].supported, " of ", shapes.size());
+    CHECK(ran[i].supported >= clamps * 3 / 4);  // as with signed inputs (above)
+    CHECK(ran[i].reshaped == ran[i].supported);
+  }
+}
+
 TEST_CASE("onednn conv2d rejects what it cannot do, with a reason") {
   Layer l = ConvTester().input(1, 8, 8, 8).out_channels(8).kernel(3).pad(1).layer();
   ImplDesc d;
@@ -304,7 +326,9 @@ TEST_CASE("zoo models on oneDNN through the executor: blocked f32, bf16, mixed w
     }
     // int8 convs (NHWC) with bf16 / f32 elsewhere: the executor converts on every edge.
     ModelRun m = run_model(net, onednn_assignment(net, Layout::kNHWC, {DType::kI8, DType::kBF16, DType::kF32}));
-    INFO(model, " mixed SQNR ", m.sqnr_db, " dB");
-    CHECK(m.sqnr_db >= 15);
+    // A conv that absorbed a relu writes with the relu's quantisation (libs/exec/executor.cc):
+    // with the conv's own, ResNet-18 got 26.3 dB and GoogLeNet 32.4 dB here (36.6, 35.6 now).
+    INFO(std::string(model), " mixed SQNR ", m.sqnr_db, " dB");
+    CHECK(m.sqnr_db >= 30);
   }
 }

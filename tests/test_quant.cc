@@ -142,3 +142,50 @@ TEST_CASE("calibrate: per-layer ranges from the reference executor over all samp
   CHECK(q[2].zero_point == kInt8Min);                                // relu output starts at 0
   CHECK(!calibrate(net, {}, &q).is_ok());
 }
+
+TEST_CASE("non_negative_outputs: relu-like layers and what only passes them on; calibration agrees") {
+  // Kinds and edges only (no shapes needed): input, conv, relu, max-pool, conv, add(pool,
+  // conv), conv with a fused relu6, concat(pool, that conv), global-avg-pool, flatten(conv).
+  Network net;
+  auto push = [&](LayerKind k, std::vector<int> inputs, LayerKind fused = LayerKind::kInput) {
+    Layer l;
+    l.kind = k;
+    l.inputs = std::move(inputs);
+    l.fused_activation = fused;
+    net.layers.push_back(l);
+  };
+  push(LayerKind::kInput, {});
+  push(LayerKind::kConv2d, {0});
+  push(LayerKind::kRelu, {1});
+  push(LayerKind::kMaxPool, {2});
+  push(LayerKind::kConv2d, {3});
+  push(LayerKind::kAdd, {3, 4});
+  push(LayerKind::kConv2d, {3}, LayerKind::kRelu6);
+  push(LayerKind::kConcat, {3, 6});
+  push(LayerKind::kGlobalAvgPool, {7});
+  push(LayerKind::kFlatten, {4});
+  push(LayerKind::kHardSwish, {2});
+  const std::vector<bool> want = {false, false, true, true, false, false, true, true, true, false, false};
+  CHECK(non_negative_outputs(net) == want);
+
+  // What the profiler assumes of a relu's output is what calibration gives it.
+  Network small;
+  small.name = "tiny";
+  Layer in;
+  in.kind = LayerKind::kInput;
+  in.out = {1, 3, 6, 6};
+  small.layers.push_back(in);
+  Layer conv = ConvTester().input(1, 3, 6, 6).out_channels(4).kernel(3).pad(1).layer();
+  conv.inputs = {0};
+  small.layers.push_back(conv);
+  Layer relu;
+  relu.kind = LayerKind::kRelu;
+  relu.inputs = {1};
+  small.layers.push_back(relu);
+  REQUIRE(infer_shapes(small).is_ok());
+  std::mt19937_64 rng(4);
+  std::vector<QuantParams> q;
+  REQUIRE(calibrate(small, {random_tensor({1, 3, 6, 6}, rng)}, &q).is_ok());
+  const std::vector<bool> nn = non_negative_outputs(small);
+  for (size_t i = 0; i < q.size(); ++i) CHECK((q[i].zero_point == kInt8Min) == nn[i]);
+}

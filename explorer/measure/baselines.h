@@ -10,6 +10,7 @@
 ///   opt-fp32    the exact optimum over every f32 implementation (Layerwise, f32 only);
 ///   opt-int8    the exact optimum with int8 allowed (f32 + int8);
 ///   opt-mixed   the exact optimum over f32, bf16 and int8 (oneDNN's bf16 / int8 kernels);
+///               `bench` then holds it to an accuracy floor (explorer/measure/mixed_floor.h);
 ///   all-int8    int8 on every layer that has a usable int8 implementation, f32 on the others
 ///               (the exact optimum under that rule): QS-DNN's all-INT8 point of Figs. 10-11.
 /// Thread sets are capped by `max_threads` (1: single-thread study, 2: both sets allowed).

@@ -15,6 +15,7 @@
 #include "env/runtime_costs.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"
+#include "explorer/measure/mixed_floor.h"
 
 namespace lw {
 
@@ -81,10 +82,9 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
     c->row.status = s.message();
     return s.code() == StatusCode::kUnsupported ? Status::ok() : s;
   }
-  c->row.predicted_ms = nd.predicted_ms;
   std::vector<ImplDesc> a;
   LW_RETURN_IF_ERROR(assignment_from_names(net, lut, nd.names, &a));
-  if (uses_int8(a) && quant->empty()) {
+  if ((uses_int8(a) || label == to_string(Baseline::kOptMixed)) && quant->empty()) {
     std::vector<Tensor> samples;
     LW_RETURN_IF_ERROR(calibration_samples(net, o.calibration_samples, &samples));
     LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, samples, quant));
@@ -92,7 +92,17 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
   DeploymentOptions d;
   d.registry = o.registry;
   d.lut = &lut;
-  if (uses_int8(a)) d.quant = *quant;
+  d.quant = *quant;
+  if (label == to_string(Baseline::kOptMixed)) {  // the mixed optimum that passes the accuracy floor
+    MixedFloorResult f;
+    auto planner = [&](const Lut& sub, NamedDeployment* out) { return one_torch_thread_count(sub, label, max_threads, out); };
+    LW_RETURN_IF_ERROR(plan_mixed_under_floor(net, lut, planner, d, MixedFloor{}, &f));
+    c->row.note = f.note;
+    nd = f.deployment;
+    LW_RETURN_IF_ERROR(assignment_from_names(net, lut, nd.names, &a));
+  }
+  c->row.predicted_ms = nd.predicted_ms;
+  if (!uses_int8(a)) d.quant.clear();
   LW_RETURN_IF_ERROR(plan_deployment(net, a, d, &c->exec));
   c->step_ms.assign(c->exec->steps().size(), {});
   return Status::ok();

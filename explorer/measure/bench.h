@@ -52,6 +52,7 @@ struct BenchRow {
   double load_avg = 0;       // 1-minute load average when this (model, threads) finished
   double vs_ref = 0, vs_best_single = 0;  // speed-ups (> 1: faster), filled by fill_speedups
   std::string best_single;   // the fastest measured single-library label of this block
+  std::string note;          // opt-mixed: its accuracy floor check (explorer/measure/mixed_floor.h)
 };
 
 /// One executor step of one deployment: its measured median against the LUT's figure.

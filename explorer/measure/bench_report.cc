@@ -96,6 +96,8 @@ std::string detail_table(const Block& b) {
        << fmt("%.3f", r->conversion_ms) << " | " << fmt("%.3f", r->overhead_ms) << " ("
        << fmt("%.1f", r->overhead_pct) << " %) | " << fmt("%.1f", r->sqnr_db) << " |\n";
   }
+  for (const BenchRow* r : b)
+    if (!r->note.empty()) os << "\n" << r->label << ": " << r->note << "\n";
   return os.str();
 }
 
@@ -124,14 +126,14 @@ void fill_speedups(std::vector<BenchRow>* rows) {
 std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::ostringstream os;
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
-        "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg\n";
+        "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
        << fmt("%.4f", r.cv) << ',' << fmt("%.4f", r.cpu_ms) << ',' << r.rounds << ',' << r.steps << ',' << r.conversions << ','
        << fmt("%.4f", r.conversion_ms) << ',' << fmt("%.4f", r.overhead_ms) << ',' << fmt("%.2f", r.overhead_pct)
        << ',' << fmt("%.4f", r.vs_ref) << ',' << fmt("%.4f", r.vs_best_single) << ',' << r.best_single << ','
-       << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << '\n';
+       << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << ',' << csv_field(r.note) << '\n';
   return os.str();
 }
 

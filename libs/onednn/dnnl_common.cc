@@ -1,5 +1,7 @@
 #include "libs/onednn/dnnl_common.h"
 
+#include <cstring>
+
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -120,16 +122,20 @@ Status DnnlPrim::reshape(const std::vector<Shape>& in) {
 
 Status DnnlPrim::setup(const std::vector<const void*>& in, void* out, void* workspace) {
   if (in.size() != srcs_.size() || !out) return invalid_argument("wrong number of inputs or null output");
-  if (scratch_ && !workspace) return invalid_argument("null workspace");
+  if ((scratch_ || stage_bytes_) && !workspace) return invalid_argument("null workspace");
   return guard(StatusCode::kInvalidArgument, [&] {
     for (size_t i = 0; i < in.size(); ++i) {
       if (!in[i]) return invalid_argument("null input");
       srcs_[i].set_data_handle(const_cast<void*>(in[i]));
     }
     dst_.set_data_handle(out);
-    if (scratch_) {  // oneDNN lays out its scratchpad from a 64-byte aligned base
-      auto p = (reinterpret_cast<uintptr_t>(workspace) + 63) & ~uintptr_t(63);
-      scratch_.set_data_handle(reinterpret_cast<void*>(p));
+    // oneDNN lays out its scratchpad from a 64-byte aligned base; the staging area follows.
+    auto base = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(workspace) + 63) & ~uintptr_t(63));
+    if (scratch_) scratch_.set_data_handle(base);
+    user_src_ = nullptr;
+    if (stage_bytes_) {
+      user_src_ = in[0];
+      srcs_[0].set_data_handle(base + stage_offset_);
     }
     return Status::ok();
   });
@@ -137,10 +143,24 @@ Status DnnlPrim::setup(const std::vector<const void*>& in, void* out, void* work
 
 Status DnnlPrim::run() {
   set_threads(threads_);
+  if (user_src_) flip_sign_bits(user_src_, srcs_[0].get_data_handle(), stage_bytes_);
   return guard(StatusCode::kFailed, [&] {
     prim_.execute(stream(), args_);
     return Status::ok();
   });
+}
+
+void flip_sign_bits(const void* from, void* to, size_t bytes) {
+  const auto* f = static_cast<const uint8_t*>(from);
+  auto* t = static_cast<uint8_t*>(to);
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {  // (memcpy: no aliasing or alignment assumptions; compiles to moves)
+    uint64_t v;
+    std::memcpy(&v, f + i, 8);
+    v ^= 0x8080808080808080ull;
+    std::memcpy(t + i, &v, 8);
+  }
+  for (; i < bytes; ++i) t[i] = uint8_t(f[i] ^ 0x80);
 }
 
 void DnnlPrim::finish(dnnl::primitive p, const dnnl::primitive_desc_base& pd,
@@ -163,7 +183,10 @@ void DnnlPrim::finish(dnnl::primitive p, const dnnl::primitive_desc_base& pd,
     scratch_ = dnnl::memory(sp, engine(), static_cast<void*>(nullptr));
     args_[DNNL_ARG_SCRATCHPAD] = scratch_;
   }
-  workspace_bytes_ = sp.get_size() > 0 ? sp.get_size() + 64 : 0;  // + room to align (setup)
+  stage_offset_ = (sp.get_size() + 63) / 64 * 64;
+  stage_bytes_ = u8_staging_ && !srcs.empty() ? srcs[0].second.get_size() : 0;
+  const size_t used = stage_offset_ + stage_bytes_;
+  workspace_bytes_ = used > 0 ? used + 64 : 0;  // + room to align (setup)
   out_shape_ = out;
   out_dtype_ = out_dtype;
   out_layout_ = out_layout;

@@ -70,6 +70,10 @@ class DnnlPrim : public Primitive {
   /// of the same id.
   void add_constant(int arg, dnnl::memory m);
   void set_in_place(bool on) { in_place_ = on; }
+  /// The primitive reads its first input as u8 while the executor holds s8 with zero point
+  /// -128 (a non-negative tensor): run() flips the top bits into a staging area of the
+  /// workspace first (the same values, zero point 0). Set before finish().
+  void set_u8_staging(bool on) { u8_staging_ = on; }
 
  protected:
   /// Makes the oneDNN primitive for input shapes `in` (other than the current ones) and
@@ -85,7 +89,13 @@ class DnnlPrim : public Primitive {
   std::vector<dnnl::memory> srcs_;
   dnnl::memory dst_, scratch_;
   std::unordered_map<int, dnnl::memory> consts_, args_;
+  bool u8_staging_ = false;
+  size_t stage_offset_ = 0, stage_bytes_ = 0;  // in the aligned workspace, after the scratchpad
+  const void* user_src_ = nullptr;             // the executor's s8 input when staging
 };
+
+/// s8 with zero point -128 to u8 with zero point 0 (or back): the same values, top bit flipped.
+void flip_sign_bits(const void* from, void* to, size_t bytes);
 
 /// Copies `w` (f32, given user format and dims) into a new memory of `to` (reordered,
 /// dtype converted). For int8 pass s8 data.

@@ -40,7 +40,7 @@ bool is_conv(const Layer& l) { return l.kind == LayerKind::kConv2d; }
 // Attributes: scratchpad, fused activation, and for int8 the per-channel output scales
 // in_scale * w_scale[k] / out_scale and the activation zero points.
 Status make_attr(const ImplDesc& d, const Layer& l, QuantParams in_q, QuantParams out_q, const std::vector<float>& w_scales,
-                 dnnl::primitive_attr* attr) {
+                 bool u8_src, dnnl::primitive_attr* attr) {
   *attr = user_scratchpad_attr();
   dnnl::post_ops po;
   if (l.fused_residual) po.append_sum(1.f);  // dst = conv + dst: the residual placed in dst
@@ -52,7 +52,7 @@ Status make_attr(const ImplDesc& d, const Layer& l, QuantParams in_q, QuantParam
   attr->set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
   // oneDNN 2.6's inner product takes no zero points: Weighted::make folds them into its bias.
   if (!is_conv(l)) return Status::ok();
-  if (in_q.zero_point != 0) attr->set_zero_points(DNNL_ARG_SRC, 0, {in_q.zero_point});
+  if (in_q.zero_point != 0 && !u8_src) attr->set_zero_points(DNNL_ARG_SRC, 0, {in_q.zero_point});
   if (out_q.zero_point != 0) attr->set_zero_points(DNNL_ARG_DST, 0, {out_q.zero_point});
   return Status::ok();
 }
@@ -69,18 +69,21 @@ dnnl::memory::desc user_weights(const Layer& l, const Shape& in, dt type) {
 struct Made {
   dnnl::primitive_desc_base pd;
   dnnl::memory::desc src, dst, user_w;
+  bool u8_src = false;  // the primitive reads u8 (DnnlPrim::set_u8_staging)
 };
 
 // The primitive descriptor for this layer and implementation; the weights in the format
 // `weights` when given, else in the one the primitive picks.
-Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
-               const std::vector<float>& w_scales, Made* m, const dnnl::memory::desc* weights = nullptr) {
+Status make_pd_as(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
+                  const std::vector<float>& w_scales, bool u8_src, Made* m, const dnnl::memory::desc* weights) {
   Shape out;
   LW_RETURN_IF_ERROR(infer_layer_shape(l, {in}, &out));
   dnnl::primitive_attr attr;
-  LW_RETURN_IF_ERROR(make_attr(d, l, in_q, out_q, w_scales, &attr));
+  LW_RETURN_IF_ERROR(make_attr(d, l, in_q, out_q, w_scales, u8_src, &attr));
   const dt wt = d.dtype_in == DType::kBF16 ? dt::bf16 : d.dtype_in == DType::kI8 ? dt::s8 : dt::f32;
+  m->u8_src = u8_src;
   m->src = act_md(in, d.dtype_in, d.layout_in);
+  if (u8_src) m->src.data.data_type = dnnl_u8;
   m->user_w = user_weights(l, in, d.dtype_in == DType::kI8 ? dt::s8 : dt::f32);
   dnnl::memory::desc w_any = weights ? *weights : dnnl::memory::desc(m->user_w.dims(), wt, tag::any);
   dnnl::memory::desc bias({l.out_channels}, dt::f32, tag::x);
@@ -99,6 +102,18 @@ Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams i
     m->pd = dnnl::inner_product_forward::primitive_desc(ipd, attr, engine());
   }
   return reject_reference(m->pd);
+}
+
+// A non-negative int8 input (zero point -128, libs/quant) is exactly u8 with zero point 0:
+// VNNI multiplies u8 x s8 natively and oneDNN drops its source zero-point compensation
+// (tests/bench_onednn_u8: 1.04x ... 1.5x per conv here, far more than the flip costs). A
+// conv takes it as u8 where oneDNN has a kernel for that, else as s8.
+Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
+               const std::vector<float>& w_scales, Made* m, const dnnl::memory::desc* weights = nullptr) {
+  if (d.dtype_in == DType::kI8 && is_conv(l) && in_q.zero_point == kInt8Min &&
+      guard(StatusCode::kUnsupported, [&] { return make_pd_as(d, l, in, in_q, out_q, w_scales, true, m, weights); }).is_ok())
+    return Status::ok();
+  return make_pd_as(d, l, in, in_q, out_q, w_scales, false, m, weights);
 }
 
 // A conv that absorbed a residual add takes the residual as its second input, in the
@@ -226,6 +241,7 @@ class Weighted : public DnnlPrim {
     Shape out;
     LW_RETURN_IF_ERROR(infer_layer_shape(layer_, {in[0]}, &out));  // in[1]: the residual, if any
     // An inner product writes N x K: the same bytes in every plain layout.
+    set_u8_staging(m.u8_src);
     finish(dnnl::primitive(m.pd.get()), m.pd, {{DNNL_ARG_SRC, m.src}}, m.dst, in, out, desc_.dtype_out,
            is_conv(layer_) ? desc_.layout_out : Layout::kNCHW);
     return Status::ok();

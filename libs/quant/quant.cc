@@ -62,6 +62,30 @@ Status calibrate(const Network& net, const std::vector<Tensor>& samples, std::ve
   return Status::ok();
 }
 
+std::vector<bool> non_negative_outputs(const Network& net) {
+  std::vector<bool> out(net.layers.size(), false);
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& l = net.layers[i];
+    bool inputs_non_negative = !l.inputs.empty();
+    for (int p : l.inputs) inputs_non_negative = inputs_non_negative && out[size_t(p)];
+    switch (l.kind) {
+      case LayerKind::kRelu: case LayerKind::kRelu6: case LayerKind::kSigmoid: case LayerKind::kHardSigmoid:
+        out[i] = true;
+        break;
+      case LayerKind::kMaxPool: case LayerKind::kAvgPool: case LayerKind::kGlobalAvgPool: case LayerKind::kAdd:
+      case LayerKind::kMul: case LayerKind::kConcat: case LayerKind::kFlatten: case LayerKind::kChannelShuffle:
+      case LayerKind::kChannelSlice:
+        out[i] = inputs_non_negative;
+        break;
+      default: break;
+    }
+    const LayerKind a = l.fused_activation;
+    if (a == LayerKind::kRelu || a == LayerKind::kRelu6 || a == LayerKind::kSigmoid || a == LayerKind::kHardSigmoid)
+      out[i] = true;
+  }
+  return out;
+}
+
 namespace {
 
 // Symmetric scale for max |w| (1 when all zero, so that q stays 0).

@@ -36,6 +36,12 @@ Tensor dequantize_tensor(const Tensor& x);
 /// test split.
 Status calibrate(const Network& net, const std::vector<Tensor>& samples, std::vector<QuantParams>* out);
 
+/// Per layer: whether its output can never be negative, from the graph alone (relu, relu6,
+/// sigmoid, hard-sigmoid, a fused relu / relu6, and pooling, concat, add, mul, flatten or
+/// slices of such outputs). Calibration then gives it zero point kInt8Min, which oneDNN's
+/// int8 convolution reads as u8 (libs/onednn/dnnl_conv.cc); the profiler times it so.
+std::vector<bool> non_negative_outputs(const Network& net);
+
 /// Symmetric int8 weights: real = scales[k or 0] * q. `scales` has one entry (per tensor)
 /// or one per output channel (per channel); `q` keeps the layer's weight order.
 struct QuantizedWeights {

@@ -30,7 +30,7 @@ Outcome ConvTester::Test(const Registry& r, const ImplDesc& desc, double tol) co
   if (desc.fused_activation && l.fused_activation == LayerKind::kInput) l.fused_activation = LayerKind::kRelu6;
   std::mt19937_64 rng(seed_ + 1);
   INFO(describe());
-  return check_case(r, desc, l, {random_tensor(in_, rng)}, tol, cache_.get());
+  return check_case(r, desc, l, {random_tensor(in_, rng, non_negative_ ? 0.f : -1.f)}, tol, cache_.get());
 }
 
 std::vector<ConvTester> conv_shapes(int random_count, uint64_t seed, bool blocking) {

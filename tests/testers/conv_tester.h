@@ -24,6 +24,8 @@ class ConvTester {
   ConvTester& bias(bool b) { bias_ = b; return fresh(); }
   ConvTester& activation(LayerKind a) { act_ = a; return fresh(); }
   ConvTester& seed(uint64_t s) { seed_ = s; return fresh(); }
+  /// Input in [0, 1) (a relu's output: int8 zero point -128) instead of [-1, 1).
+  ConvTester& non_negative(bool on) { non_negative_ = on; return fresh(); }
 
   /// The conv layer with seeded random weights in [-0.5, 0.5].
   Layer layer() const;
@@ -43,6 +45,7 @@ class ConvTester {
   bool bias_ = true;
   LayerKind act_ = LayerKind::kInput;
   uint64_t seed_ = 1;
+  bool non_negative_ = false;
   // Shared by copies of one finished builder; every setter starts a new one.
   std::shared_ptr<ReferenceCache> cache_ = std::make_shared<ReferenceCache>();
   ConvTester& fresh() {
