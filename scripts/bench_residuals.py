@@ -9,7 +9,7 @@ split of the gap into steps (sum of step medians vs the LUT's figure for the sam
 the executor's overhead (run time minus its steps: the input / output copies, now modelled
 in the LUT's `runtime`, and the step loop). --top lists the steps with the largest residual.
 --pools splits a 2-thread deployment's steps into those whose cpu1 pool (oneDNN's OpenMP,
-XNNPACK's pthreadpool, our native worker for native steps and conversions) ran the step
+XNNPACK's pthreadpool, our native worker for native and OpenBLAS steps and conversions) ran the step
 before ("same pool": its workers were awake) and those that hand cpu1 over from another
 pool or from a 1-thread step ("hand-off": the executor parked the other pool, this one's
 workers must wake), LUT vs measured for each.
@@ -59,10 +59,10 @@ def pool_of(step):
         return None
     if step["conversion"] == "1":
         return "native"
-    for lib in ("onednn", "xnnpack", "torch", "openblas"):
+    for lib in ("onednn", "xnnpack", "torch"):
         if "_" + lib + "_" in name:
             return "openmp" if lib in ("onednn", "torch") else lib
-    return "native"
+    return "native"  # native kernels and OpenBLAS, whose 2-thread GEMMs run on the native worker
 
 
 def pool_split(steps):

@@ -31,7 +31,6 @@ double lut_handoffs(const Lut& lut, const std::vector<int>& a) {
     if (m.threads <= 1) return pool_index("caller");
     if (m.library == "xnnpack") return pool_index("xnnpack");
     if (m.library == "onednn" || m.library == "torch") return pool_index("openmp");
-    if (m.library == "openblas") return pool_index("openblas");
     return pool_index("native");
   };
   int cur = pool_index("caller");
@@ -202,6 +201,13 @@ TEST_CASE("hand-offs: the LUT's runtime object round-trips them, an old LUT read
   CHECK(back.runtime.handoff(ThreadPoolId::kCaller, ThreadPoolId::kNative) == 0.003);
   CHECK(back.runtime.handoff(ThreadPoolId::kXnnpack, ThreadPoolId::kOpenmp) == 0.0);
   std::string text = lut_to_json(lut);
+  {  // a LUT written before OpenBLAS joined the native pool: its "openblas" pairs are dropped
+    std::string old_text = text;
+    old_text.replace(old_text.find("\"openmp>xnnpack\""), 16, "\"openblas>native\": 0, \"xnnpack>openblas\": 0, \"openmp>xnnpack\"");
+    REQUIRE(lut_from_json(old_text, "old-pools.json", &back).is_ok());
+    CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack) == 0.0125);
+    CHECK(thread_pool_of(Library::kOpenBLAS, 2) == ThreadPoolId::kNative);
+  }
   const size_t at = text.find("\"openmp>xnnpack\"");
   REQUIRE(at != std::string::npos);
   text.replace(at, 16, "\"openmp>gpu\"");

@@ -139,7 +139,7 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "inputs read back, as inside a network (weights come from the shared cache);\n"
                "--warm-cache times back-to-back runs instead (faster, optimistic for big layers).\n"
                "With thread set 2 the LUT's runtime object also gets the measured hand-off between\n"
-               "every two thread pools (caller, native, xnnpack, openmp, openblas), which the cost\n"
+               "every two thread pools (caller, native with OpenBLAS, xnnpack, openmp), which the cost\n"
                "model charges between consecutive steps on different pools. --runtime-only measures\n"
                "only these runtime costs (copies and hand-offs) into an existing LUT (--lut, default\n"
                "--out) and writes it to --out: seconds, not a profile.\n",

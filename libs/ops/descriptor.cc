@@ -31,8 +31,7 @@ ThreadPoolId thread_pool_of(Library lib, int threads) {
     case Library::kXnnpack: return ThreadPoolId::kXnnpack;
     case Library::kOnednn:
     case Library::kTorch: return ThreadPoolId::kOpenmp;
-    case Library::kOpenBLAS: return ThreadPoolId::kOpenblas;
-    default: return ThreadPoolId::kNative;
+    default: return ThreadPoolId::kNative;  // native kernels, OpenBLAS (split by parallel_for)
   }
 }
 
