@@ -178,6 +178,11 @@ void Profiler::report(int layer, const std::string& current) {
 // same bytes (results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
 
+// The bytes the rest of the network moves through the caches between two runs of a layer.
+int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats) {
+  return 4 * (net_weight_floats + (p.cover_activations ? net_output_floats : 0));
+}
+
 size_t Profiler::flush_bytes_for(const Layer& l, const Primitive& prim) const {
   return cold_flush_bytes(o_.protocol, net_weights_, net_outputs_, weight_floats(l),
                           prim.packed_weight_bytes());
@@ -224,7 +229,7 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   }
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
-  const int64_t passing = 4 * (net_weights_ + (o_.protocol.cover_activations ? net_outputs_ : 0));
+  const int64_t passing = passing_bytes(o_.protocol, net_weights_, net_outputs_);
   WarmSet warm{args.desc.threads, {}, size_t(passing) > private_cache_bytes(), flush_bytes_for(*args.layer, *prim)};
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   ScopedPin pin;
@@ -434,7 +439,7 @@ size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t ne
   if (!p.cold_cache || packed_bytes == 0) return 0;
   int64_t copies = 1;
   if (p.cover_activations) {
-    const int64_t passing = 4 * (net_weight_floats + net_output_floats), own = int64_t(packed_bytes);
+    const int64_t passing = passing_bytes(p, net_weight_floats, net_output_floats), own = int64_t(packed_bytes);
     copies = (passing + own - 1) / own;
   } else if (own_weight_floats > 0) {
     copies = (net_weight_floats + own_weight_floats - 1) / own_weight_floats;

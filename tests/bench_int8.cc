@@ -11,9 +11,12 @@
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
+#include <iterator>
 #include <random>
+#include <vector>
 
 #include "libs/ops/thread_pool.h"
+#include "tests/bench_conv_shapes.h"
 #include "libs/quant/quant.h"
 #include "libs/torch/torch_backend.h"
 #include "libs/torch/torch_ops_common.h"
@@ -23,18 +26,9 @@ using namespace lw;
 
 namespace {
 
-struct ConvShape {
-  const char* name;
-  int c, h, w, k, kernel, stride, groups;
-};
-// ResNet-50 (r50_*) and MobileNetV2 (mv2_*) layers, batch 1.
-const ConvShape kShapes[] = {
-    {"r50_conv2_3x3", 64, 56, 56, 64, 3, 1, 1},     {"r50_conv2_1x1_expand", 64, 56, 56, 256, 1, 1, 1},
-    {"r50_conv3_3x3_s2", 128, 56, 56, 128, 3, 2, 1}, {"r50_conv5_3x3", 512, 7, 7, 512, 3, 1, 1},
-    {"mv2_expand_1x1", 24, 56, 56, 144, 1, 1, 1},    {"mv2_dw_3x3", 144, 56, 56, 144, 3, 1, 144},
-    {"mv2_dw_3x3_s2", 144, 56, 56, 144, 3, 2, 144},  {"mv2_project_1x1", 144, 28, 28, 32, 1, 1, 1},
-    {"r50_conv5_1x1_expand", 512, 7, 7, 2048, 1, 1, 1},
-};
+using lw_bench::ConvShape;
+// Besides the shared shapes: ResNet-50's widest 1x1.
+const ConvShape kExtraShapes[] = {{"r50_conv5_1x1_expand", 512, 7, 7, 2048, 1, 1, 1}};
 const char* kImpls[] = {
     "conv2d_nhwc_f32_xnnpack_default",  "conv2d_nhwc_int8_xnnpack_default", "conv2d_nhwc_int8_xnnpack_qc8",
     "conv2d_nchw_f32_torch_onednn",     "conv2d_nhwc_f32_torch_onednn",     "conv2d_nhwc_int8_torch_qnnpack",
@@ -118,7 +112,9 @@ BENCHMARK(BM_torch_get_num_threads);
 int main(int argc, char** argv) {
   start_thread_sets();
   registry();
-  for (const ConvShape& s : kShapes)
+  std::vector<ConvShape> shapes(std::begin(lw_bench::kInt8ConvShapes), std::end(lw_bench::kInt8ConvShapes));
+  shapes.insert(shapes.end(), std::begin(kExtraShapes), std::end(kExtraShapes));
+  for (const ConvShape& s : shapes)
     for (const char* impl : kImpls)
       for (int t : {1, 2}) {
         std::string name = std::string(impl) + "_t" + std::to_string(t);

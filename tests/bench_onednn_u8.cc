@@ -16,21 +16,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tests/bench_conv_shapes.h"
+
 namespace {
 
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-struct ConvShape {
-  const char* name;
-  int c, h, w, k, kernel, stride, groups;
-};
-const ConvShape kShapes[] = {
-    {"r50_conv2_3x3", 64, 56, 56, 64, 3, 1, 1},     {"r50_conv2_1x1_expand", 64, 56, 56, 256, 1, 1, 1},
-    {"r50_conv3_3x3_s2", 128, 56, 56, 128, 3, 2, 1}, {"r50_conv5_3x3", 512, 7, 7, 512, 3, 1, 1},
-    {"mv2_expand_1x1", 24, 56, 56, 144, 1, 1, 1},    {"mv2_dw_3x3", 144, 56, 56, 144, 3, 1, 144},
-    {"mv2_dw_3x3_s2", 144, 56, 56, 144, 3, 2, 144},  {"mv2_project_1x1", 144, 28, 28, 32, 1, 1, 1},
-};
+using lw_bench::ConvShape;
 
 enum Variant { kS8Zp, kU8Src, kU8U8 };
 const char* kVariantNames[] = {"s8_zp", "u8_src", "u8_u8"};
@@ -73,7 +66,7 @@ void BM_conv(benchmark::State& state, ConvShape s, Variant v) {
 }
 
 const bool kRegistered = [] {
-  for (const ConvShape& s : kShapes)
+  for (const ConvShape& s : lw_bench::kInt8ConvShapes)
     for (Variant v : {kS8Zp, kU8Src, kU8U8})
       benchmark::RegisterBenchmark((std::string(s.name) + "/" + kVariantNames[v]).c_str(),
                                    [s, v](benchmark::State& st) { BM_conv(st, s, v); })

@@ -103,7 +103,10 @@ TEST_CASE("int8 reference clamps to the fused activation") {
   CHECK(reference_conv_int8(l, quantize_weights_per_tensor(l.weights), xq, out_q, &y).code() == StatusCode::kUnsupported);
 }
 
-TEST_CASE("calibrate: per-layer ranges from the reference executor over all samples") {
+namespace {
+
+// input 1x3x6x6 -> 3x3 conv to 4 channels -> relu.
+Network tiny_conv_relu() {
   Network net;
   net.name = "tiny";
   Layer in;
@@ -119,7 +122,15 @@ TEST_CASE("calibrate: per-layer ranges from the reference executor over all samp
   relu.kind = LayerKind::kRelu;
   relu.inputs = {1};
   net.layers.push_back(relu);
-  REQUIRE(infer_shapes(net).is_ok());
+  const Status s = infer_shapes(net);
+  REQUIRE(s.is_ok());
+  return net;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate: per-layer ranges from the reference executor over all samples") {
+  const Network net = tiny_conv_relu();
   std::mt19937_64 rng(9);
   std::vector<Tensor> samples = {random_tensor({1, 3, 6, 6}, rng, -1.f, 1.f), random_tensor({1, 3, 6, 6}, rng, -3.f, 2.f)};
   std::vector<QuantParams> q;
@@ -169,20 +180,7 @@ TEST_CASE("non_negative_outputs: relu-like layers and what only passes them on; 
   CHECK(non_negative_outputs(net) == want);
 
   // What the profiler assumes of a relu's output is what calibration gives it.
-  Network small;
-  small.name = "tiny";
-  Layer in;
-  in.kind = LayerKind::kInput;
-  in.out = {1, 3, 6, 6};
-  small.layers.push_back(in);
-  Layer conv = ConvTester().input(1, 3, 6, 6).out_channels(4).kernel(3).pad(1).layer();
-  conv.inputs = {0};
-  small.layers.push_back(conv);
-  Layer relu;
-  relu.kind = LayerKind::kRelu;
-  relu.inputs = {1};
-  small.layers.push_back(relu);
-  REQUIRE(infer_shapes(small).is_ok());
+  const Network small = tiny_conv_relu();
   std::mt19937_64 rng(4);
   std::vector<QuantParams> q;
   REQUIRE(calibrate(small, {random_tensor({1, 3, 6, 6}, rng)}, &q).is_ok());
