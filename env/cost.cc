@@ -50,7 +50,8 @@ void fill_conversions(const Lut& lut, Problem* p) {
     double& slot = p->conv_ms[(size_t(c.producer) * F + c.from_format) * F + c.to_format];
     // (A native step waits for its worker at most as long as the caller takes to run the
     // worker's half itself: parallel_for takes it back; a tiny one never wakes the worker.)
-    const double detour = lut.formats[c.to_format].threads > 1 ? std::min(p->native_detour_ms, c.chain_ms) : 0.0;
+    const bool on_native = conversion_pool({lut.formats[c.from_format], lut.formats[c.to_format]}) == ThreadPoolId::kNative;
+    const double detour = on_native ? std::min(p->native_detour_ms, c.chain_ms) : 0.0;
     slot = std::min(slot, c.chain_ms + detour);
   }
 }

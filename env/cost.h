@@ -22,8 +22,8 @@
 /// the step before it pays the measured hand-off between the two pools. Layers run in LUT
 /// order, so the step before layer t is layer t-1's, or, when t-1 is a fused pseudo-impl
 /// (it runs nothing), its absorber's (walking back); layer 0 (the input copy) and the output
-/// copy after the last layer run on the caller. A conversion into a 2-thread format runs on
-/// the native pool between two other steps: its chain is charged the least hand-off into the
+/// copy after the last layer run on the caller. A conversion into a 2-thread format that
+/// moves data (conversion_pool) runs on the native pool between two other steps: its chain is charged the least hand-off into the
 /// native pool (native_detour_ms, at most the chain's own cost: our pool's caller takes a
 /// late worker's half back), so it stays a cost of the conversion table that every
 /// agent reads; the exit pool after it is taken as the layer's before it (an approximation:

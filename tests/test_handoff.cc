@@ -151,6 +151,29 @@ TEST_CASE("hand-offs: a conversion into a 2-thread format pays the least hand-of
   }
 }
 
+TEST_CASE("hand-offs: a change of thread set alone wakes no pool: no detour charged, a caller step in the executor") {
+  Lut lut = alternating_lut();
+  lut.formats.push_back({Layout::kNHWC, DType::kF32, 1});  // r2 may run on the caller: r2 -> c3 changes sets only
+  lut.layers[3].impls.push_back(impl("cr", 1, 1, 0.1, "xnnpack"));
+  lut.conversions.push_back({3, 4, 1, 0, -1, 0.004, {"conv"}});
+  lut.conversions.push_back({2, 3, 0, 1, -1, 0.004, {"conv"}});
+  set_handoff(lut, "caller", "native", 0.03);
+  set_handoff(lut, "xnnpack", "native", 0.02);
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  REQUIRE(p.native_detour_ms == 0.02);
+  const int F = p.n_formats;
+  CHECK(p.conv_ms[(size_t(3) * F + 1) * F + 0] == doctest::Approx(0.004));  // no detour into t2
+  CHECK(p.conv_ms[(size_t(2) * F + 0) * F + 1] == doctest::Approx(0.004));  // none out of it either
+
+  const Format t1{Layout::kNHWC, DType::kF32, 1}, t2{Layout::kNHWC, DType::kF32, 2}, nchw2{Layout::kNCHW, DType::kF32, 2};
+  CHECK(conversion_pool({t1, t2}) == ThreadPoolId::kCaller);
+  CHECK(conversion_pool({t2, t1}) == ThreadPoolId::kCaller);
+  CHECK(conversion_pool({t1, nchw2}) == ThreadPoolId::kNative);
+  CHECK(conversion_pool({t2, Format{Layout::kNHWC, DType::kI8, 2}}) == ThreadPoolId::kNative);
+  CHECK(conversion_pool({nchw2, t1}) == ThreadPoolId::kCaller);
+}
+
 TEST_CASE("hand-offs: exact == ILP == brute force on 150 random DAGs with pools, fused layers and fan-out") {
   int solved = 0, moved = 0;
   for (uint64_t seed = 0; solved < 150; ++seed) {

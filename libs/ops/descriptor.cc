@@ -35,6 +35,11 @@ ThreadPoolId thread_pool_of(Library lib, int threads) {
   }
 }
 
+ThreadPoolId conversion_pool(const ConversionDesc& c) {
+  const bool moves_data = c.from.layout != c.to.layout || c.from.dtype != c.to.dtype;
+  return c.to.threads > 1 && moves_data ? ThreadPoolId::kNative : ThreadPoolId::kCaller;
+}
+
 bool valid_threads(int threads) {
   for (int t : kThreadSets)
     if (t == threads) return true;

@@ -88,5 +88,8 @@ struct ConversionDesc {
   bool operator==(const ConversionDesc& o) const { return from == o.from && to == o.to; }
 };
 Status parse_conversion_name(const std::string& name, ConversionDesc* out);
+/// The pool a conversion step runs on: ours (native) when it writes a 2-thread format and
+/// moves data; a change of thread set alone moves none and runs on the caller, waking no pool.
+ThreadPoolId conversion_pool(const ConversionDesc& c);
 
 }  // namespace lw
