@@ -1,6 +1,7 @@
 #include "env/profiler.h"
 #include "env/runtime_costs.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -117,6 +118,7 @@ class Profiler {
   Profiler(const Network& net, const Registry& reg, const ProfileOptions& o)
       : net_(net), reg_(reg), o_(o), non_negative_(non_negative_outputs(net)) {}
   Status run(Lut* lut);
+  Status remeasure(const std::vector<std::pair<int, std::string>>& which, Lut* lut);
 
  private:
   Status measure_layer(int i, Lut& lut);
@@ -432,6 +434,39 @@ Status Profiler::run(Lut* out) {
   return Status::ok();
 }
 
+Impl* find_impl(LutLayer& layer, const std::string& name) {
+  for (Impl& m : layer.impls)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which, Lut* lut) {
+  lut_ = lut;
+  total_ = int64_t(which.size());
+  start_thread_sets();
+  std::map<std::string, LatencyStats> timed;  // by cache key: identical layers share a figure
+  for (const auto& [i, name] : which) {
+    if (i <= 0 || i >= int(net_.layers.size()) || size_t(i) >= lut->layers.size())
+      return invalid_argument("recheck: no layer " + std::to_string(i) + " in " + net_.name);
+    Impl* entry = find_impl(lut->layers[size_t(i)], name);
+    if (!entry) return invalid_argument("recheck: '" + name + "' is not in the LUT's layer '" + net_.layers[i].name + "'");
+    ++done_;
+    if (entry->is_fused_consumer()) continue;  // nothing runs
+    const std::vector<Candidate> cands = reg_.candidates(net_, i);
+    auto c = std::find_if(cands.begin(), cands.end(), [&](const Candidate& x) { return x.desc.name() == name; });
+    if (c == cands.end()) return invalid_argument("recheck: '" + name + "' is not in this build's registry");
+    const std::string key = cache_key(i, c->desc);
+    if (!timed.count(key)) {
+      report(i, name + " (recheck)");
+      Impl fresh = measure_impl(i, c->desc, c->supported, *lut, Look::kToTheEnd);
+      if (!fresh.ok()) return failed("recheck: " + name + " on layer '" + net_.layers[i].name + "': " + fresh.reason);
+      timed[key] = fresh.latency_ms;
+    }
+    entry->latency_ms = timed[key];
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
@@ -451,6 +486,12 @@ Status profile_network(const Network& net, const Registry& registry, const Profi
   if (options.threads.empty()) return invalid_argument("profile: no thread set selected");
   Profiler p(net, registry, options);
   return p.run(lut);
+}
+
+Status remeasure_impls(const Network& net, const Registry& registry, const ProfileOptions& options,
+                       const std::vector<std::pair<int, std::string>>& which, Lut* lut) {
+  Profiler p(net, registry, options);
+  return p.remeasure(which, lut);
 }
 
 }  // namespace lw

@@ -76,4 +76,14 @@ size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t ne
 /// matches the model, device and protocol; otherwise refuses (delete it to start over).
 Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut);
 
+/// Times again, now, with `options`' protocol and no early stop, the implementations `which`
+/// names (layer index, implementation name) and writes their figures over those in `lut`;
+/// every other entry, the conversions and the runtime costs stay. Identical layers share one
+/// measurement, as in a profile. `bench --recheck` predicts with the result: a gap between
+/// the LUT's prediction and this one is the machine's drift since profiling (a VM's vCPU
+/// speed, other load), a gap between this one and the end-to-end run is what the cost model
+/// misses. An entry whose re-timing fails is an error (the LUT said it ran).
+Status remeasure_impls(const Network& net, const Registry& registry, const ProfileOptions& options,
+                       const std::vector<std::pair<int, std::string>>& which, Lut* lut);
+
 }  // namespace lw

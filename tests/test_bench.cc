@@ -42,13 +42,15 @@ const Tiny& tiny() {
   return t;
 }
 
-std::vector<BenchRow> bench(int cap, std::vector<BenchStep>* steps) {
+std::vector<BenchRow> bench(int cap, std::vector<BenchStep>* steps, const Lut& lut = tiny().lut,
+                            const ProfileOptions* recheck = nullptr) {
   BenchOptions o;
+  o.recheck = recheck;
   o.registry = &default_registry();
   o.rounds = 3;
   o.calibration_samples = 2;
   std::vector<BenchRow> rows;
-  Status s = bench_network(tiny().net, tiny().lut, cap, o, &rows, steps);
+  Status s = bench_network(tiny().net, lut, cap, o, &rows, steps);
   REQUIRE_MESSAGE(s.is_ok(), s.message());
   fill_speedups(&rows);
   return rows;
@@ -106,6 +108,63 @@ TEST_CASE("speed-ups are ratios of the measured medians") {
   CHECK(std::count(csv.begin(), csv.end(), '\n') == int(rows.size()) + 1);
   std::string md = bench_markdown(rows, "# test");
   CHECK(md.find("| tiny_bench | 2 |") != std::string::npos);
+}
+
+TEST_CASE("a recheck times the implementations again: a stale LUT's prediction is corrected, the LUT's kept") {
+  // A LUT ten times too slow (a machine that got faster since profiling): the rechecked
+  // prediction must come back to the real timings, the prediction itself keeps the LUT's.
+  Lut stale = tiny().lut;
+  for (LutLayer& l : stale.layers)
+    for (Impl& m : l.impls) m.latency_ms.median *= 10;
+  ProfileOptions recheck = testing::quick_profile_options();
+  recheck.protocol.runs = recheck.protocol.max_runs = 5;  // a median that one preemption cannot move
+  std::vector<BenchStep> steps, fresh_steps;
+  std::vector<BenchRow> rows = bench(2, &steps, stale, &recheck), fresh = bench(2, &fresh_steps);
+  REQUIRE(rows.size() == fresh.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const BenchRow& r = rows[k];
+    CAPTURE(r.label);
+    REQUIRE(r.status == "ok");
+    CHECK(fresh[k].recheck_ms == 0);  // not asked for
+    CHECK(r.recheck_ms > 0);
+    CHECK(r.recheck_ms < r.predicted_ms);  // (conversions and hand-offs were not made stale)
+  }
+  double lut_sum = 0, recheck_sum = 0;
+  for (const BenchStep& s : steps) {
+    CAPTURE(s.name);
+    if (s.conversion) {
+      CHECK(s.recheck_ms == -1);
+      continue;
+    }
+    CHECK(s.recheck_ms > 0);
+    lut_sum += s.lut_ms;
+    recheck_sum += s.recheck_ms;
+  }
+  CHECK(lut_sum > 0);
+  CHECK(recheck_sum < lut_sum / 3);
+  for (const BenchStep& s : fresh_steps) CHECK(s.recheck_ms == -1);
+  CHECK(bench_csv(rows).find(",recheck_ms\n") != std::string::npos);
+}
+
+TEST_CASE("a recheck refuses what the LUT or the registry does not hold, and replaces only what it names") {
+  const Network& net = tiny().net;
+  const ProfileOptions o = testing::quick_profile_options();
+  Lut lut = tiny().lut;
+  CHECK(remeasure_impls(net, default_registry(), o, {{1, "no_such_impl"}}, &lut).code() == StatusCode::kInvalidArgument);
+  CHECK(remeasure_impls(net, default_registry(), o, {{99, lut.layers[1].impls[0].name}}, &lut).code() ==
+        StatusCode::kInvalidArgument);
+  const Impl* target = nullptr;
+  for (const Impl& m : lut.layers[1].impls)
+    if (m.ok() && !target) target = &m;
+  REQUIRE(target);
+  const std::string name = target->name;
+  for (Impl& m : lut.layers[1].impls) m.latency_ms.median = 1e6;  // an impossible figure
+  REQUIRE(remeasure_impls(net, default_registry(), o, {{1, name}}, &lut).is_ok());
+  for (const Impl& m : lut.layers[1].impls) {
+    CAPTURE(m.name);
+    if (m.name == name) CHECK((m.latency_ms.median > 0 && m.latency_ms.median < 1e3));
+    else CHECK(m.latency_ms.median == 1e6);
+  }
 }
 
 TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from conversion chains") {

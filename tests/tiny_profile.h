@@ -26,10 +26,15 @@ inline Network tiny_conv_net(Shape in, const std::string& name) {
 }
 
 /// Every registered implementation of every layer, two timed runs each: real, rough costs.
-inline Lut quick_profile(const Network& net) {
+inline ProfileOptions quick_profile_options() {
   ProfileOptions o;
   o.protocol.warmup = 0;
   o.protocol.runs = o.protocol.max_runs = 2;
+  return o;
+}
+
+inline Lut quick_profile(const Network& net) {
+  const ProfileOptions o = quick_profile_options();
   Lut lut;
   REQUIRE(profile_network(net, default_registry(), o, &lut).is_ok());
   return lut;

@@ -81,14 +81,19 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
         "once with step timing (the overhead split)). Speed-ups: ref-fp32 / row and best single library / row. "
         "Load average (1 min) at start: "
      << load_start << ". GOMP_SPINCOUNT=" << (std::getenv("GOMP_SPINCOUNT") ? std::getenv("GOMP_SPINCOUNT") : "default")
-     << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies.\n\nLUT protocols:";
+     << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies."
+     << (args.flag("recheck") ? " Rechecked: the same cost model with every implementation a deployment uses timed again, "
+                                "alone, right after the rounds (predicted vs rechecked: the machine's drift since "
+                                "profiling; rechecked vs measured: what the cost model misses)."
+                              : "")
+     << "\n\nLUT protocols:";
   for (const Lut& l : luts) os << " " << l.model_name << " " << l.protocol_json << ";";
   os << "\n";
   return os.str();
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "warm-cache"},
+  Args args(argv, {"quiet", "warm-cache", "recheck"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
@@ -108,6 +113,12 @@ int run_bench(const std::vector<std::string>& argv) {
   std::vector<BenchStep> steps;
   size_t done = 0, total = nets.size() * caps.size();
   bo.log = [&](const std::string& s) { line.update("bench " + s, double(done) / total, -1); };
+  ProfileOptions recheck = profile_options(args);
+  recheck.progress = [&](const ProfileProgress& p) {
+    line.update("bench recheck [" + std::to_string(p.done) + "/" + std::to_string(p.total) + "] " + p.current,
+                double(done) / total, -1);
+  };
+  if (args.flag("recheck")) bo.recheck = &recheck;
   for (size_t i = 0; i < nets.size(); ++i)
     for (int t : caps) {
       ok_or_throw(bench_network(nets[i], luts[i], t, bo, &rows, &steps));
@@ -127,7 +138,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "usage: layerwise bench --lut-dir DIR\n"
                "         [--models resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet]\n"
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
-               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--quiet]\n"
+               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--recheck] [--quiet]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
                "(both thread sets, the protocol options above; resumable). For every model and thread\n"
@@ -137,7 +148,10 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "reports medians, speed-ups vs ref-fp32 and vs the best single library, the LUT's\n"
                "prediction, conversion time and executor overhead. --steps writes every step's median\n"
                "beside the LUT's figure for it. --lut-statistic min plans from each implementation's\n"
-               "minimum instead of its median (more robust on a loaded machine).\n",
+               "minimum instead of its median (more robust on a loaded machine). --recheck times every\n"
+               "implementation the deployments use again after the rounds and predicts with those figures\n"
+               "too (column rechecked): it tells the machine's drift since profiling from the cost\n"
+               "model's own error.\n",
                run_bench});
 
 }  // namespace

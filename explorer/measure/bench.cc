@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "env/conversion_costs.h"
+#include "env/cost.h"
 #include "env/runtime_costs.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"
@@ -38,6 +39,7 @@ double median_of(std::vector<double> v) { return latency_stats(std::move(v)).med
 // A deployment being measured: its row, its executor and the samples of every round.
 struct Trial {
   BenchRow row;
+  std::vector<std::string> names;  // the LUT implementation of every layer
   std::unique_ptr<Executor> exec;
   std::vector<double> plain_ms, cpu_ms, overhead_ms;
   std::vector<std::vector<double>> step_ms;  // [step][round]
@@ -102,6 +104,7 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
     LW_RETURN_IF_ERROR(assignment_from_names(net, lut, nd.names, &a));
   }
   c->row.predicted_ms = nd.predicted_ms;
+  c->names = nd.names;
   if (!uses_int8(a)) d.quant.clear();
   LW_RETURN_IF_ERROR(plan_deployment(net, a, d, &c->exec));
   c->step_ms.assign(c->exec->steps().size(), {});
@@ -196,7 +199,28 @@ Status fill_sqnr(std::vector<Trial*>& live, const Tensor& x) {
   return Status::ok();
 }
 
-void collect_steps(const Lut& lut, const Trial& c, std::vector<BenchStep>* steps) {
+// The rechecked prediction of every measured deployment: its implementations timed again,
+// alone, now (one measurement per distinct one), the same cost model over the result.
+Status recheck(const Network& net, const Lut& lut, const BenchOptions& o, std::vector<Trial*>& live, Lut* now) {
+  std::vector<std::pair<int, std::string>> which;
+  for (Trial* c : live)
+    for (const ExecStep& s : c->exec->steps())
+      if (!s.conversion && s.layer > 0) which.emplace_back(s.layer, s.name);
+  std::sort(which.begin(), which.end());
+  which.erase(std::unique(which.begin(), which.end()), which.end());
+  *now = lut;
+  LW_RETURN_IF_ERROR(remeasure_impls(net, *o.registry, *o.recheck, which, now));
+  Problem p;
+  LW_RETURN_IF_ERROR(compile_problem(*now, &p));
+  for (Trial* c : live) {
+    std::vector<int> idx = lut_indices(*now, c->names);
+    if (std::count(idx.begin() + 1, idx.end(), -1)) return failed("recheck: a deployment left the LUT");
+    c->row.recheck_ms = predict_latency_ms(p, idx);
+  }
+  return Status::ok();
+}
+
+void collect_steps(const Lut& lut, const Lut* now, const Trial& c, std::vector<BenchStep>* steps) {
   const auto& info = c.exec->steps();
   for (size_t k = 0; k < info.size(); ++k) {
     BenchStep s;
@@ -209,6 +233,7 @@ void collect_steps(const Lut& lut, const Trial& c, std::vector<BenchStep>* steps
     s.conversion = info[k].conversion;
     s.measured_ms = median_of(c.step_ms[k]);
     s.lut_ms = lut_ms_of(lut, info[k]);
+    if (now && !s.conversion) s.recheck_ms = lut_ms_of(*now, info[k]);
     steps->push_back(std::move(s));
   }
 }
@@ -315,10 +340,15 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     }
   }
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
+  Lut now;
+  if (o.recheck) {
+    if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " recheck");
+    LW_RETURN_IF_ERROR(recheck(net, lut, o, live, &now));
+  }
   for (Trial& c : all) {
     if (c.exec) {
       summarise(c);
-      collect_steps(lut, c, steps);
+      collect_steps(lut, o.recheck ? &now : nullptr, c, steps);
     }
     rows->push_back(c.row);
   }

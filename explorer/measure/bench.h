@@ -28,6 +28,10 @@ struct BenchOptions {
   int calibration_samples = kDefaultBenchCalibration;
   std::vector<std::string> labels;  // empty: every baseline label
   std::function<void(const std::string&)> log;  // progress lines (optional)
+  /// After the rounds, time every implementation the measured deployments use again, alone,
+  /// with this protocol (env/profiler.h remeasure_impls) and predict each deployment with
+  /// those figures too (BenchRow::recheck_ms). Null: no recheck.
+  const ProfileOptions* recheck = nullptr;
 };
 
 /// One deployment of one model under one thread cap.
@@ -37,6 +41,10 @@ struct BenchRow {
   std::string label;
   std::string status = "ok"; // or why it was not measured
   double predicted_ms = 0;   // LUT cost of the assignment (exact optimum of that baseline)
+  /// The same cost model with the deployment's implementations timed again right after the
+  /// rounds (BenchOptions::recheck; 0: not rechecked). recheck / predicted: the machine's
+  /// drift since profiling; measured / recheck: what the cost model misses.
+  double recheck_ms = 0;
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
   /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment
@@ -64,6 +72,7 @@ struct BenchStep {
   bool conversion = false;
   double measured_ms = 0;
   double lut_ms = -1;  // the LUT's median for this impl / converter; -1 when absent
+  double recheck_ms = -1;  // an implementation's median timed again (BenchOptions::recheck); -1: not
 };
 
 /// The LUT for `net` at `path` when it matches the model and this device; otherwise

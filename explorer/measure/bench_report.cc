@@ -82,15 +82,16 @@ std::string summary_line(const Block& b) {
 std::string detail_table(const Block& b) {
   std::ostringstream os;
   os << "\n### " << b[0]->model << ", threads <= " << b[0]->threads << "\n\n"
-     << "| deployment | predicted ms | measured ms | min ms | CV | thread CPU ms | vs ref-fp32 | vs best single | steps (conv.) "
-        "| conversions ms | overhead ms (%) | SQNR vs ref dB |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+     << "| deployment | predicted ms | rechecked ms | measured ms | min ms | CV | thread CPU ms | vs ref-fp32 | vs best single "
+        "| steps (conv.) | conversions ms | overhead ms (%) | SQNR vs ref dB |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const BenchRow* r : b) {
     if (r->status != "ok") {
-      os << "| " << r->label << " | not measured: " << r->status << " ||||||||||\n";
+      os << "| " << r->label << " | not measured: " << r->status << " |||||||||||\n";
       continue;
     }
-    os << "| " << r->label << " | " << fmt("%.2f", r->predicted_ms) << " | " << fmt("%.2f", r->measured_ms) << " | "
+    os << "| " << r->label << " | " << fmt("%.2f", r->predicted_ms) << " | "
+       << (r->recheck_ms > 0 ? fmt("%.2f", r->recheck_ms) : std::string("-")) << " | " << fmt("%.2f", r->measured_ms) << " | "
        << fmt("%.2f", r->min_ms) << " | " << fmt("%.3f", r->cv) << " | " << fmt("%.2f", r->cpu_ms) << " | " << speedup(r->vs_ref) << " | "
        << speedup(r->vs_best_single) << " | " << r->steps << " (" << r->conversions << ") | "
        << fmt("%.3f", r->conversion_ms) << " | " << fmt("%.3f", r->overhead_ms) << " ("
@@ -126,23 +127,26 @@ void fill_speedups(std::vector<BenchRow>* rows) {
 std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::ostringstream os;
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
-        "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note\n";
+        "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
+        "recheck_ms\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
        << fmt("%.4f", r.cv) << ',' << fmt("%.4f", r.cpu_ms) << ',' << r.rounds << ',' << r.steps << ',' << r.conversions << ','
        << fmt("%.4f", r.conversion_ms) << ',' << fmt("%.4f", r.overhead_ms) << ',' << fmt("%.2f", r.overhead_pct)
        << ',' << fmt("%.4f", r.vs_ref) << ',' << fmt("%.4f", r.vs_best_single) << ',' << r.best_single << ','
-       << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << ',' << csv_field(r.note) << '\n';
+       << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << ',' << csv_field(r.note) << ','
+       << fmt("%.4f", r.recheck_ms) << '\n';
   return os.str();
 }
 
 std::string bench_steps_csv(const std::vector<BenchStep>& steps) {
   std::ostringstream os;
-  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms\n";
+  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,recheck_ms\n";
   for (const BenchStep& s : steps)
     os << s.model << ',' << s.threads << ',' << s.label << ',' << s.index << ',' << s.layer << ',' << s.name << ','
-       << (s.conversion ? 1 : 0) << ',' << fmt("%.5f", s.measured_ms) << ',' << fmt("%.5f", s.lut_ms) << '\n';
+       << (s.conversion ? 1 : 0) << ',' << fmt("%.5f", s.measured_ms) << ',' << fmt("%.5f", s.lut_ms) << ','
+       << fmt("%.5f", s.recheck_ms) << '\n';
   return os.str();
 }
 
