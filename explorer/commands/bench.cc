@@ -83,7 +83,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
      << load_start << ". GOMP_SPINCOUNT=" << (std::getenv("GOMP_SPINCOUNT") ? std::getenv("GOMP_SPINCOUNT") : "default")
      << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies."
      << (args.flag("recheck") ? " Rechecked: the same cost model with every implementation a deployment uses timed again, "
-                                "alone, right after the rounds (predicted vs rechecked: the machine's drift since "
+                                "alone, a share after each round (predicted vs rechecked: the machine's drift since "
                                 "profiling; rechecked vs measured: what the cost model misses)."
                               : "")
      << "\n\nLUT protocols:";
@@ -149,7 +149,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "prediction, conversion time and executor overhead. --steps writes every step's median\n"
                "beside the LUT's figure for it. --lut-statistic min plans from each implementation's\n"
                "minimum instead of its median (more robust on a loaded machine). --recheck times every\n"
-               "implementation the deployments use again after the rounds and predicts with those figures\n"
+               "implementation the deployments use again, a share after each round, and predicts with those figures\n"
                "too (column rechecked): it tells the machine's drift since profiling from the cost\n"
                "model's own error.\n",
                run_bench});

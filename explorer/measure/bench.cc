@@ -199,21 +199,34 @@ Status fill_sqnr(std::vector<Trial*>& live, const Tensor& x) {
   return Status::ok();
 }
 
-// The rechecked prediction of every measured deployment: its implementations timed again,
-// alone, now (one measurement per distinct one), the same cost model over the result.
-Status recheck(const Network& net, const Lut& lut, const BenchOptions& o, std::vector<Trial*>& live, Lut* now) {
+// The implementations every measured deployment runs, each once.
+std::vector<std::pair<int, std::string>> implementations_of(const std::vector<Trial*>& live) {
   std::vector<std::pair<int, std::string>> which;
-  for (Trial* c : live)
+  for (const Trial* c : live)
     for (const ExecStep& s : c->exec->steps())
       if (!s.conversion && s.layer > 0) which.emplace_back(s.layer, s.name);
   std::sort(which.begin(), which.end());
   which.erase(std::unique(which.begin(), which.end()), which.end());
-  *now = lut;
-  LW_RETURN_IF_ERROR(remeasure_impls(net, *o.registry, *o.recheck, which, now));
+  return which;
+}
+
+// Round r's share of the recheck: slice r of `which` timed again, alone, into `now`. Spread
+// over the rounds, the recheck sees the same machine as the end-to-end runs: on a VM the
+// host can slow both vCPUs' 2-thread work by 1.6x for tens of seconds at a time.
+Status recheck_slice(const Network& net, const BenchOptions& o, const std::vector<std::pair<int, std::string>>& which,
+                     int r, Lut* now) {
+  const size_t from = which.size() * size_t(r) / size_t(o.rounds), to = which.size() * size_t(r + 1) / size_t(o.rounds);
+  if (from == to) return Status::ok();
+  const std::vector<std::pair<int, std::string>> slice(which.begin() + long(from), which.begin() + long(to));
+  return remeasure_impls(net, *o.registry, *o.recheck, slice, now);
+}
+
+// Every measured deployment predicted by the same cost model from the rechecked figures.
+Status predict_rechecked(const Lut& now, std::vector<Trial*>& live) {
   Problem p;
-  LW_RETURN_IF_ERROR(compile_problem(*now, &p));
+  LW_RETURN_IF_ERROR(compile_problem(now, &p));
   for (Trial* c : live) {
-    std::vector<int> idx = lut_indices(*now, c->names);
+    std::vector<int> idx = lut_indices(now, c->names);
     if (std::count(idx.begin() + 1, idx.end(), -1)) return failed("recheck: a deployment left the LUT");
     c->row.recheck_ms = predict_latency_ms(p, idx);
   }
@@ -329,6 +342,9 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     if (all[i].exec) live.push_back(&all[i]);
   }
   Tensor x = fidelity_inputs(net, 1)[0], y;
+  Lut now = lut;  // the rechecked LUT (BenchOptions::recheck)
+  const std::vector<std::pair<int, std::string>> recheck = o.recheck ? implementations_of(live)
+                                                                      : std::vector<std::pair<int, std::string>>{};
   for (int r = 0; r < o.rounds; ++r) {
     if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " round " + std::to_string(r + 1) + "/" +
                      std::to_string(o.rounds));
@@ -338,13 +354,10 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
       Status s = run_round(c, x, &y);
       if (!s.is_ok()) return {s.code(), net.name + " " + c.row.label + ": " + s.message()};
     }
+    if (o.recheck) LW_RETURN_IF_ERROR(recheck_slice(net, o, recheck, r, &now));
   }
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
-  Lut now;
-  if (o.recheck) {
-    if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " recheck");
-    LW_RETURN_IF_ERROR(recheck(net, lut, o, live, &now));
-  }
+  if (o.recheck) LW_RETURN_IF_ERROR(predict_rechecked(now, live));
   for (Trial& c : all) {
     if (c.exec) {
       summarise(c);

@@ -28,9 +28,10 @@ struct BenchOptions {
   int calibration_samples = kDefaultBenchCalibration;
   std::vector<std::string> labels;  // empty: every baseline label
   std::function<void(const std::string&)> log;  // progress lines (optional)
-  /// After the rounds, time every implementation the measured deployments use again, alone,
-  /// with this protocol (env/profiler.h remeasure_impls) and predict each deployment with
-  /// those figures too (BenchRow::recheck_ms). Null: no recheck.
+  /// Time every implementation the measured deployments use again, alone, with this
+  /// protocol (env/profiler.h remeasure_impls), a share after each round so that the recheck
+  /// sees the machine the rounds saw, and predict each deployment with those figures too
+  /// (BenchRow::recheck_ms). Null: no recheck.
   const ProfileOptions* recheck = nullptr;
 };
 
@@ -41,7 +42,7 @@ struct BenchRow {
   std::string label;
   std::string status = "ok"; // or why it was not measured
   double predicted_ms = 0;   // LUT cost of the assignment (exact optimum of that baseline)
-  /// The same cost model with the deployment's implementations timed again right after the
+  /// The same cost model with the deployment's implementations timed again between the
   /// rounds (BenchOptions::recheck; 0: not rechecked). recheck / predicted: the machine's
   /// drift since profiling; measured / recheck: what the cost model misses.
   double recheck_ms = 0;
