@@ -1,6 +1,7 @@
 // Executor, memory planner, conversion graph and assignments: whole zoo models under
 // random and single-library assignments must match the reference executor.
 #include <doctest/doctest.h>
+#include <xmmintrin.h>
 
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "libs/exec/executor.h"
 #include "libs/ref/reference.h"
 #include "libs/zoo/zoo.h"
+#include "libs/zoo/zoo_builder.h"
 #include "tests/testers/tester.h"
 
 using namespace lw;
@@ -200,4 +202,37 @@ TEST_CASE("f32 -> f32 chains never detour through int8") {
     CHECK(d.from.dtype == DType::kF32);
     CHECK(d.to.dtype == DType::kF32);
   }
+}
+
+TEST_CASE("deployments flush denormals on every thread, and give the caller its FP mode back") {
+  // x + x on denormal x stays denormal in IEEE arithmetic (the reference shows it) and is 0
+  // with denormals flushed: every thread that computed a part, caller or cpu1 worker, must
+  // have flushed. (They were a slow path: MobileNetV3-Large's activations decay into them.)
+  NetBuilder b("denormals", Shape{1, 64, 64, 64});
+  b.add(0, 0);
+  Network net = b.finish();
+  Tensor x = Tensor::create(net.input_shape());
+  for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = 1e-39f * float(1 + i % 7);
+  std::vector<Tensor> ref;
+  REQUIRE(reference_forward(net, x, &ref).is_ok());
+  CHECK(ref.back().f32()[0] != 0.f);  // the input really is denormal
+  const unsigned mode = _mm_getcsr();
+  for (Library lib : {Library::kNative, Library::kXnnpack, Library::kOnednn})
+    for (int threads : {1, 2}) {
+      CAPTURE(to_string(lib));
+      CAPTURE(threads);
+      std::vector<ImplDesc> a;
+      REQUIRE(library_assignment(net, default_registry(), lib, threads, &a).is_ok());
+      REQUIRE(a[1].library == lib);
+      std::unique_ptr<Executor> ex;
+      PlanOptions opt;
+      opt.registry = &default_registry();
+      REQUIRE(Executor::plan(net, a, opt, &ex).is_ok());
+      Tensor y;
+      REQUIRE(ex->run(x, &y).is_ok());
+      int64_t nonzero = 0;
+      for (int64_t i = 0; i < y.shape().elements(); ++i) nonzero += y.f32()[i] != 0.f;
+      CHECK(nonzero == 0);
+      CHECK(_mm_getcsr() == mode);
+    }
 }

@@ -109,6 +109,7 @@ void prepare_threads() {
       CPU_ZERO(&set);
       CPU_SET(cpu, &set);
       pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+      flush_denormals_here();
     }
   }
   omp_set_num_threads(1);

@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 #include <sched.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -109,6 +112,7 @@ class Worker {
  private:
   void loop() {
     pin_self(cpus().second);
+    flush_denormals_here();
     uint64_t seen = 0;
     for (;;) {
       for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen &&
@@ -153,12 +157,29 @@ std::mutex& worker_mutex() {
 
 }  // namespace
 
-ScopedPin::ScopedPin() {
+#if defined(__SSE__)
+constexpr unsigned kFlushDenormals = 0x8040;  // MXCSR FTZ (bit 15) | DAZ (bit 6)
+void flush_denormals_here() { _mm_setcsr(_mm_getcsr() | kFlushDenormals); }
+namespace {
+unsigned fp_mode() { return _mm_getcsr(); }
+void set_fp_mode(unsigned m) { _mm_setcsr(m); }
+}  // namespace
+#else
+void flush_denormals_here() {}
+namespace {
+unsigned fp_mode() { return 0; }
+void set_fp_mode(unsigned) {}
+}  // namespace
+#endif
+
+ScopedPin::ScopedPin() : fp_mode_(fp_mode()) {
   cpu_set_t* old = reinterpret_cast<cpu_set_t*>(old_mask_);
   restored_ = pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t), old) == 0;
   pin_self(cpus().first);
+  flush_denormals_here();
 }
 ScopedPin::~ScopedPin() {
+  set_fp_mode(fp_mode_);
   if (restored_) pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), reinterpret_cast<cpu_set_t*>(old_mask_));
 }
 

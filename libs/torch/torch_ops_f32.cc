@@ -30,6 +30,7 @@ void prepare_threads(int threads) {
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    flush_denormals_here();
   });
 }
 

@@ -49,6 +49,7 @@ void pin_task(void* ctx, size_t) {
   CPU_ZERO(&set);
   CPU_SET(job->cpu, &set);
   job->pinned = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+  flush_denormals_here();
 }
 
 pthreadpool_t make_pool2() {
