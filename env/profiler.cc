@@ -445,7 +445,9 @@ Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which
   total_ = int64_t(which.size());
   start_thread_sets();
   std::map<std::string, LatencyStats> timed;  // by cache key: identical layers share a figure
-  for (const auto& [i, name] : which) {
+  for (const std::pair<int, std::string>& w : which) {
+    const int i = w.first;
+    const std::string& name = w.second;  // (a structured binding cannot be captured in C++17)
     if (i <= 0 || i >= int(net_.layers.size()) || size_t(i) >= lut->layers.size())
       return invalid_argument("recheck: no layer " + std::to_string(i) + " in " + net_.name);
     Impl* entry = find_impl(lut->layers[size_t(i)], name);
