@@ -3,8 +3,6 @@
 #include <cstring>
 
 #include <omp.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include "libs/ops/thread_pool.h"
 
@@ -104,13 +102,7 @@ void prepare_threads() {
   if (cpu < 0) return;
 #pragma omp parallel num_threads(2)
   {
-    if (omp_get_thread_num() == 1) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpu, &set);
-      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-      flush_denormals_here();
-    }
+    if (omp_get_thread_num() == 1) become_thread_set_worker(cpu);
   }
   omp_set_num_threads(1);
 }

@@ -42,13 +42,24 @@ const Cpus& cpus() {
   return c;
 }
 
-void pin_self(int cpu) {
-  if (cpu < 0) return;
+bool pin_self(int cpu) {
+  if (cpu < 0) return false;
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
+
+#if defined(__SSE__)
+constexpr unsigned kFlushDenormals = 0x8040;  // MXCSR FTZ (bit 15) | DAZ (bit 6)
+void flush_denormals_here() { _mm_setcsr(_mm_getcsr() | kFlushDenormals); }
+unsigned fp_mode() { return _mm_getcsr(); }
+void set_fp_mode(unsigned m) { _mm_setcsr(m); }
+#else
+void flush_denormals_here() {}
+unsigned fp_mode() { return 0; }
+void set_fp_mode(unsigned) {}
+#endif
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -111,8 +122,7 @@ class Worker {
 
  private:
   void loop() {
-    pin_self(cpus().second);
-    flush_denormals_here();
+    become_thread_set_worker(cpus().second);
     uint64_t seen = 0;
     for (;;) {
       for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen &&
@@ -157,20 +167,11 @@ std::mutex& worker_mutex() {
 
 }  // namespace
 
-#if defined(__SSE__)
-constexpr unsigned kFlushDenormals = 0x8040;  // MXCSR FTZ (bit 15) | DAZ (bit 6)
-void flush_denormals_here() { _mm_setcsr(_mm_getcsr() | kFlushDenormals); }
-namespace {
-unsigned fp_mode() { return _mm_getcsr(); }
-void set_fp_mode(unsigned m) { _mm_setcsr(m); }
-}  // namespace
-#else
-void flush_denormals_here() {}
-namespace {
-unsigned fp_mode() { return 0; }
-void set_fp_mode(unsigned) {}
-}  // namespace
-#endif
+bool become_thread_set_worker(int cpu) {
+  const bool pinned = pin_self(cpu);
+  flush_denormals_here();
+  return pinned;
+}
 
 ScopedPin::ScopedPin() : fp_mode_(fp_mode()) {
   cpu_set_t* old = reinterpret_cast<cpu_set_t*>(old_mask_);

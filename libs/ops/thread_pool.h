@@ -14,7 +14,7 @@ namespace lw {
 
 /// Pins the calling thread to cpu0 for its lifetime and restores the previous affinity.
 /// The executor, the profiler and benchmarks hold one while running primitives. It also
-/// flushes denormals (see flush_denormals_here) and restores the caller's FP mode after.
+/// flushes denormals (see become_thread_set_worker) and restores the caller's FP mode after.
 class ScopedPin {
  public:
   ScopedPin();
@@ -28,14 +28,15 @@ class ScopedPin {
   alignas(8) unsigned char old_mask_[128];
 };
 
-/// Denormal inputs read as zero and denormal results are written as zero on this thread (x86
-/// MXCSR DAZ + FTZ; nothing elsewhere). Every thread that runs primitives does it: the caller
-/// under ScopedPin and every cpu1 worker (ours, XNNPACK's, libgomp's) when it is pinned.
+/// Makes the calling thread a thread-set worker: pins it to `cpu` (false if that failed) and
+/// flushes denormals on it, as every cpu1 worker does once (ours, XNNPACK's pthreadpool
+/// worker, libgomp's thread 1) and the caller under ScopedPin. Flushing: denormal inputs read
+/// as zero and denormal results are written as zero (x86 MXCSR DAZ + FTZ; nothing elsewhere).
 /// Why: a random-weight network's activations decay into denormals, on which FP arithmetic
 /// takes a slow path. MobileNetV3-Large's opt-fp32 at 1 thread ran 4.07 ms with them and
 /// 3.45 ms flushed, while the LUT, timed on random inputs without any, predicted the latter.
 /// Values below 1.2e-38 become 0: nothing an inference result can show.
-void flush_denormals_here();
+bool become_thread_set_worker(int cpu);
 
 /// Starts the cpu1 worker now (instead of on first use) so its start is never timed.
 void start_thread_sets();

@@ -5,8 +5,6 @@
 // longer registered (torch_conv_prepacked.cc replaced it) but timed by bench_int8 as the baseline.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include "libs/ops/thread_pool.h"
 #include "libs/torch/torch_ops_aten.h"
@@ -25,12 +23,7 @@ void prepare_threads(int threads) {
   static const int cpu = thread_set_cpu(1);
   if (cpu < 0) return;
   at::parallel_for(0, 2, 1, [](int64_t, int64_t) {
-    if (at::get_thread_num() != 1) return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-    flush_denormals_here();
+    if (at::get_thread_num() == 1) become_thread_set_worker(cpu);
   });
 }
 

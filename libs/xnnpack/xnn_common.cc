@@ -45,11 +45,7 @@ void pin_task(void* ctx, size_t) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (job->arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
   if (pthread_equal(pthread_self(), job->caller) || job->cpu < 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(job->cpu, &set);
-  job->pinned = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
-  flush_denormals_here();
+  job->pinned = become_thread_set_worker(job->cpu);
 }
 
 pthreadpool_t make_pool2() {
