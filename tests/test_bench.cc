@@ -289,11 +289,19 @@ TEST_CASE("parallel_for covers every index exactly once whoever runs the worker'
 // reduced-precision layer is promoted and the deployment is no faster in the LUT.
 TEST_CASE("opt-mixed: the deployment kept passes the floor, and a floor only f32 reaches promotes to f32") {
   // Reduced precision made cheap in the LUT so that the optimum uses it on this tiny net
-  // (the kernels that run are the real ones).
+  // (the kernels that run are the real ones). Format conversions are made cheap too: the
+  // quantise and dequantise steps around a reduced layer are native code, which a sanitizer
+  // build slows several times, and on a slower machine they alone kept the optimum in f32.
   Tiny t{tiny().net, tiny().lut};
   for (LutLayer& l : t.lut.layers)
     for (Impl& m : l.impls)
       if (m.dtype != DType::kF32) m.latency_ms.median *= 0.01;
+  for (Conversion& c : t.lut.conversions) {
+    c.chain_ms *= 0.01;
+    if (c.direct_ms > 0) c.direct_ms *= 0.01;
+  }
+  for (ConverterCosts& c : t.lut.converters)
+    for (auto& named : c.ms) named.second *= 0.01;
   DeploymentOptions d;
   d.registry = &default_registry();
   d.lut = &t.lut;
