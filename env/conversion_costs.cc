@@ -34,7 +34,9 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   LW_RETURN_IF_ERROR(prim->setup({in.data()}, out.data(), ws.data()));
   ScopedPin pin;
   LatencyStats stats;
-  WarmSet warm{std::max(d.from.threads, d.to.threads), {{in.data(), in.bytes()}}};
+  WarmSet warm;
+  warm.threads = std::max(d.from.threads, d.to.threads);
+  warm.buffers = {{in.data(), in.bytes()}};
   LW_RETURN_IF_ERROR(measure(protocol, [&] { return prim->run(); }, &stats, &warm));
   *ms = stats.median;
   return Status::ok();

@@ -42,6 +42,22 @@ struct Protocol {
   /// only left MobileNetV2's int8 1280x1000 classifier (1.3 MB x 11 copies) in the shared
   /// cache: 0.022 ms in the LUT, 0.10 ms in the network (from memory).
   bool cover_activations = true;
+  /// Cold runs start from the shared cache (L3) as the network leaves it for the layer:
+  /// * the bytes read before each run are capped at 31 times the implementation's packed
+  ///   weights (to keep profiles short) but never below the shared cache's size when the
+  ///   network moves that much, so that a small layer's weights come from memory as they do
+  ///   there, not from L3;
+  /// * the output buffer is read back into the shared cache (not L1/L2) before the private
+  ///   eviction: its arena slot was used a few layers before, so a big layer's output is
+  ///   written over lines in L3, not fetched from memory;
+  /// * the implementation's thread pool is woken after the preparation, as the previous step
+  ///   on the same pool leaves it (a change of pool is the cost model's hand-off): reading
+  ///   tens of MB outlasts libgomp's spin, and a sleeping worker added 20-40 us to each run.
+  /// With 31 copies alone, MobileNetV2's, MobileNetV3-Large's and SqueezeNet's int8 small
+  /// layers kept their weights in L3 and the LUT predicted their deployments 13-30 % fast;
+  /// the flush alone overshot at 2 threads (the worker asleep: -20 ... -45 %) and on
+  /// ResNet-50's big outputs (results/reference/shared-cache/).
+  bool cover_shared_cache = true;
   /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
   /// a ReLU output's, as calibration gives almost every activation a nonzero one.
   int int8_zero_point = -128;
@@ -79,6 +95,11 @@ struct WarmSet {
   /// cache between two runs of a layer inside the network (env/profiler.h cold_flush_bytes),
   /// so that a big layer meets its weights in memory as it does there (0: none).
   size_t flush_bytes = 0;
+  /// Read after the other data and before the private eviction, so that they start in the
+  /// shared cache only (the output's arena slot).
+  std::vector<std::pair<const void*, size_t>> shared_buffers;
+  /// Called last before each run (untimed): wakes the thread pool the run uses.
+  std::function<void()> wake;
 };
 
 /// The quick profile (`layerwise profile` without --exhaustive): at least 5 timed runs, then
@@ -92,8 +113,9 @@ Protocol quick_protocol();
 using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
-/// is preceded, untimed, by evict_private_caches(warm->threads, p.dirty_private) and a read of
-/// warm->buffers.
+/// is preceded, untimed, by a read of warm->flush_bytes of other data (spread over the thread
+/// set's cores) and of warm->shared_buffers, evict_private_caches(warm->threads,
+/// p.dirty_private), warm->wake and a read of warm->buffers.
 /// A non-ok status from fn stops and is returned. With `give_up`, *gave_up says whether it
 /// stopped the measurement (out then holds the runs made so far).
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr,
@@ -105,6 +127,8 @@ double median_ci_halfwidth(const std::vector<double>& sorted);
 
 /// Bytes of one core's private data caches (L1d + L2), from sysconf (2 MiB + 48 KiB if unknown).
 size_t private_cache_bytes();
+/// The shared (last-level) cache's bytes, 0 when the system does not say.
+size_t shared_cache_bytes();
 
 /// Evicts the L1 and L2 of the cores of thread set `threads` by touching a buffer of twice
 /// their size on each of them: reading it (clean lines) or, with `dirty`, writing it, so

@@ -179,6 +179,8 @@ void Profiler::report(int layer, const std::string& current) {
 // copies of the primitive and running each once took half of a ResNet-50 profile for the
 // same bytes (results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
+// The job that wakes a pool before a cold run: a microsecond of spinning on each thread.
+constexpr double kWakeItemUs = 1.0;
 
 // The bytes the rest of the network moves through the caches between two runs of a layer.
 int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats) {
@@ -187,7 +189,7 @@ int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_
 
 size_t Profiler::flush_bytes_for(const Layer& l, const Primitive& prim) const {
   return cold_flush_bytes(o_.protocol, net_weights_, net_outputs_, weight_floats(l),
-                          prim.packed_weight_bytes());
+                          prim.packed_weight_bytes(), shared_cache_bytes());
 }
 
 void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl) {
@@ -232,8 +234,16 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
   const int64_t passing = passing_bytes(o_.protocol, net_weights_, net_outputs_);
-  WarmSet warm{args.desc.threads, {}, size_t(passing) > private_cache_bytes(), flush_bytes_for(*args.layer, *prim)};
+  WarmSet warm;
+  warm.threads = args.desc.threads;
+  warm.evict = size_t(passing) > private_cache_bytes();
+  warm.flush_bytes = flush_bytes_for(*args.layer, *prim);
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
+  if (o_.protocol.cold_cache && o_.protocol.cover_shared_cache) {
+    warm.shared_buffers.emplace_back(out.data(), out.bytes());
+    const ThreadPoolId pool = thread_pool_of(args.desc.library, args.desc.threads);
+    if (pool != ThreadPoolId::kCaller) warm.wake = [pool] { run_pool_job(pool, kWakeItemUs); };
+  }
   ScopedPin pin;
   const auto t1 = clock_type::now();
   // The protocol's warm-up is the primitive's first run: some primitives finish their setup
@@ -472,7 +482,7 @@ Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which
 }  // namespace
 
 size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
-                        int64_t own_weight_floats, size_t packed_bytes) {
+                        int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache) {
   if (!p.cold_cache || packed_bytes == 0) return 0;
   int64_t copies = 1;
   if (p.cover_activations) {
@@ -481,7 +491,10 @@ size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t ne
   } else if (own_weight_floats > 0) {
     copies = (net_weight_floats + own_weight_floats - 1) / own_weight_floats;
   }
-  return size_t(std::clamp<int64_t>(copies, 1, kMaxCopies) - 1) * packed_bytes;
+  const size_t all = size_t(std::max<int64_t>(copies, 1) - 1) * packed_bytes;
+  size_t cap = size_t(kMaxCopies - 1) * packed_bytes;
+  if (p.cover_shared_cache) cap = std::max(cap, shared_cache);
+  return std::min(all, cap);
 }
 
 Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut) {

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "env/measure.h"
 #include "env/profiler.h"
@@ -75,7 +77,7 @@ TEST_CASE("cold protocol: the bytes read before each run cover the network's wei
     // One primitive per implementation: the bytes come from a buffer, not from copies.
     for (const Counted& c : impls) CHECK(c.made == 1);
     for (const Counted& c : impls) {
-      const size_t flush = cold_flush_bytes(o.protocol, weights, outputs, weights, c.packed);
+      const size_t flush = cold_flush_bytes(o.protocol, weights, outputs, weights, c.packed, 0);
       CAPTURE(c.packed);
       if (cover_outputs) {  // copies of its own packed bytes: 3, 12, and the cap of 32
         const size_t copies = &c == &impls[0] ? 3 : &c == &impls[1] ? 12 : 32;
@@ -87,7 +89,46 @@ TEST_CASE("cold protocol: the bytes read before each run cover the network's wei
     const auto proto = nlohmann::json::parse(lut.protocol_json);
     CHECK(proto.value("cache", "") == "cold-private-dirty");
     CHECK(proto.contains("copies_cover") == cover_outputs);
+    CHECK(proto.value("flush_at_least", "") == "shared-cache");
+    CHECK(proto.value("output_starts_in", "") == "shared-cache");
+    CHECK(proto.value("thread_pool", "") == "awake");
   }
+}
+
+TEST_CASE("cold protocol: a small layer reads at least the shared cache's bytes when the network moves that many") {
+  const int64_t weights = 1000, outputs = 3000;  // floats: the network moves 16000 bytes
+  const size_t packed = 8, all = 16000 - packed;  // 2000 copies of 8 bytes, less its own
+  Protocol p;
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 0) == 31 * packed);        // the copy cap
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 4096) == 4096);            // the shared cache
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, size_t(1) << 30) == all);  // all the network moves
+  const size_t big = 4000;  // 31 copies of a big layer already pass the shared cache
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, big, 4096) == (16000 / big - 1) * big);
+  p.cover_shared_cache = false;
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 4096) == 31 * packed);
+  CHECK_FALSE(p.to_json().contains("flush_at_least"));
+}
+
+TEST_CASE("cold protocol: every run, the warm-up's included, starts right after the thread pool is woken") {
+  // The preparation (tens of MB read) outlasts libgomp's spin; the wake comes after it, so
+  // the run finds its pool as the previous step on that pool leaves it.
+  std::vector<char> order;
+  std::vector<uint8_t> input(1 << 16, 1), output(1 << 16, 2);
+  WarmSet warm;
+  warm.threads = 2;
+  warm.flush_bytes = 1 << 20;
+  warm.buffers = {{input.data(), input.size()}};
+  warm.shared_buffers = {{output.data(), output.size()}};
+  warm.wake = [&] { order.push_back('w'); };
+  Protocol p;
+  p.runs = p.max_runs = 4;
+  LatencyStats st;
+  REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
+  CHECK(std::string(order.begin(), order.end()) == "wrwrwrwrwr");  // 1 warm-up + 4 runs
+  order.clear();
+  p.cold_cache = false;  // a warm protocol prepares nothing
+  REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
+  CHECK(std::string(order.begin(), order.end()) == "rrrrr");
 }
 
 TEST_CASE("the protocol records the cache state and the OpenMP spin it was measured under") {
@@ -101,6 +142,7 @@ TEST_CASE("the protocol records the cache state and the OpenMP spin it was measu
   p.cold_cache = false;
   CHECK(p.to_json().value("cache", "") == "warm");
   CHECK_FALSE(p.to_json().contains("copies_cover"));
+  CHECK_FALSE(p.to_json().contains("thread_pool"));
   ::setenv("GOMP_SPINCOUNT", "1234", 1);
   CHECK(Protocol{}.to_json().value("omp_spincount", "") == "1234");
   ::unsetenv("GOMP_SPINCOUNT");
