@@ -1,0 +1,12 @@
+#!/bin/bash
+# Protocol variants, judged by measured / rechecked (bench --recheck) on the same LUTs.
+set -u
+L=/tmp/q/exp3/layerwise; cd /tmp/q/exp3
+cp /work/main/build/explorer/layerwise $L
+for r in 1 2; do for M in mobilenetv2 resnet50 mobilenetv3_large squeezenet1_1 googlenet; do for V in v0 v3; do
+  case $V in v0) E="";; v1) E="LW_EXP_FLUSH_MIN=32";; v3) E="LW_EXP_FLUSH_MIN=32 LW_EXP_TOUCH_OUT=1 LW_EXP_PAR_FLUSH=1";; esac
+  echo "$M $V r$r $(date +%T) $(cat /proc/loadavg)" >> bench.load
+  env $E /usr/bin/time -f "%e s" $L bench --lut-dir /tmp/q/luts --models $M --threads 1,2 --repeats 9 --labels opt-fp32,opt-int8 \
+    --recheck --out $M.$V.r$r.csv --md $M.$V.r$r.md --steps $M.$V.r$r.steps.csv --quiet > /dev/null 2> $M.$V.r$r.err
+done; done; done
+echo done > finished
