@@ -94,24 +94,31 @@ struct EvictionBuffers {
 
 volatile uint64_t g_sink;
 
+// Runs fn(k, slots) once on each core k of the thread set of `threads` (slots of them), then
+// parks our cpu1 worker: it would otherwise spin after and hold cpu1 against the worker of
+// the library being timed.
+template <class F>
+void on_each_core(int threads, F&& fn) {
+  const int slots = std::min(std::max(threads, 1), available_thread_set_cpus());
+  parallel_for(slots, slots, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) fn(int(k), slots);
+  });
+  if (slots > 1) park_thread_set_worker();
+}
+
 // Stands for the other layers' data (WarmSet::flush_bytes): written once, so its pages
 // are real, and grown to the largest request. Each core of the thread set reads its share,
 // as the network's steps on that many threads do (and a second core halves the time).
 uint64_t read_other_data(size_t bytes, int threads) {
   static std::vector<uint8_t> other;
   if (other.size() < bytes) other.assign(bytes, uint8_t(3));
-  const int slots = std::min(std::max(threads, 1), available_thread_set_cpus());
-  const size_t share = (bytes / size_t(slots) + kLine - 1) / kLine * kLine;
-  std::vector<uint64_t> sums(size_t(slots), 0);
-  parallel_for(slots, slots, 1, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      const size_t from = std::min(bytes, size_t(k) * share), to = std::min(bytes, from + share);
-      sums[size_t(k)] = read_lines(other.data() + from, to - from);
-    }
+  uint64_t sums[2] = {0, 0};
+  on_each_core(threads, [&](int k, int slots) {
+    const size_t share = (bytes / size_t(slots) + kLine - 1) / kLine * kLine;
+    const size_t from = std::min(bytes, size_t(k) * share), to = std::min(bytes, from + share);
+    sums[k] = read_lines(other.data() + from, to - from);
   });
-  uint64_t sum = 0;
-  for (uint64_t v : sums) sum += v;
-  return sum;
+  return sums[0] + sums[1];
 }
 
 }  // namespace
@@ -128,20 +135,14 @@ size_t shared_cache_bytes() {
 
 void evict_private_caches(int threads, bool dirty) {
   static EvictionBuffers buffers;
-  int slots = std::min(std::max(threads, 1), available_thread_set_cpus());
-  parallel_for(slots, slots, 1, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      std::vector<uint8_t>& v = buffers.per_slot[k];
-      if (dirty) {
-        for (size_t i = 0; i < v.size(); i += kLine) v[i] = uint8_t(v[i] + 1);
-      } else {
-        g_sink = read_lines(v.data(), v.size());
-      }
+  on_each_core(threads, [&](int k, int) {
+    std::vector<uint8_t>& v = buffers.per_slot[k];
+    if (dirty) {
+      for (size_t i = 0; i < v.size(); i += kLine) v[i] = uint8_t(v[i] + 1);
+    } else {
+      g_sink = read_lines(v.data(), v.size());
     }
   });
-  // Our cpu1 worker would otherwise spin after the eviction and hold cpu1 against the
-  // worker of the library being timed.
-  if (slots > 1) park_thread_set_worker();
 }
 
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm,
