@@ -98,6 +98,51 @@ TEST_CASE("conversions: layout, quantise, dequantise") {
   CHECK(!r.create_conversion({{Layout::kNCHW, DType::kF32, 1}, {Layout::kNCHW, DType::kI8, 1}}, s, {0.f, 0}, &p).is_ok());
 }
 
+// The naive quantiser: x / scale rounded to nearest even, plus the zero point, clamped to
+// int8; a NaN goes to the lowest level.
+static int8_t naive_quantise(float x, QuantParams q) {
+  const float r = x * (1.f / q.scale);
+  if (std::isnan(r)) return -128;
+  const float v = std::nearbyint(std::min(std::max(r, -1000.f), 1000.f)) + float(q.zero_point);
+  return int8_t(std::min(std::max(v, -128.f), 127.f));
+}
+
+TEST_CASE("quantise (f32 and bf16 to int8) equals the naive quantiser bit for bit on every span length") {
+  const Registry& r = default_registry();
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<float> u(-40.f, 40.f);
+  // scale 1/4: every (k + 0.5) / 4 is an exact tie, so nearest-even is really tested;
+  // +-40 / 0.25 = +-160 steps runs past both ends of int8 for either zero point.
+  for (QuantParams q : {QuantParams{0.25f, 0}, QuantParams{0.25f, -128}, QuantParams{0.0371f, 7}}) {
+    for (int64_t n : {1, 3, 15, 16, 17, 31, 33, 67, 1000, 1003}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) x[size_t(i)] = i % 3 == 0 ? (float(int64_t(rng() % 200) - 100) + 0.5f) * 0.25f : u(rng);
+      const float odd[] = {NAN, -NAN, INFINITY, -INFINITY, 1e30f, -1e30f, -0.f, 1e-40f, 31.875f, -32.125f, 0.125f, -0.125f};
+      for (size_t k = 0; k < std::size(odd) && k < x.size(); ++k) x[(k * 7) % x.size()] = odd[k];
+      for (int t : kThreadSets)
+        for (DType from : {DType::kF32, DType::kBF16}) {
+          INFO("n = " << n << ", threads " << t << ", from " << to_string(from) << ", zero point " << q.zero_point);
+          const Shape s{1, int(n), 1, 1};
+          Tensor in = Tensor::create(s, from, Layout::kNHWC), out = Tensor::create(s, DType::kI8, Layout::kNHWC);
+          std::vector<float> want_in = x;
+          for (int64_t i = 0; i < n; ++i) {
+            if (from == DType::kF32) { in.f32()[i] = x[size_t(i)]; continue; }
+            const uint16_t b = f32_to_bf16(x[size_t(i)]);
+            static_cast<uint16_t*>(in.data())[i] = b;
+            want_in[size_t(i)] = bf16_to_f32(b);
+          }
+          std::unique_ptr<Primitive> p;
+          REQUIRE(r.create_conversion({{Layout::kNHWC, from, t}, {Layout::kNHWC, DType::kI8, t}}, s, q, &p).is_ok());
+          REQUIRE(p->setup({in.data()}, out.data(), nullptr).is_ok());
+          REQUIRE(p->run().is_ok());
+          int wrong = 0;
+          for (int64_t i = 0; i < n; ++i) wrong += out.i8()[i] != naive_quantise(want_in[size_t(i)], q);
+          CHECK(wrong == 0);
+        }
+    }
+  }
+}
+
 TEST_CASE("arena planner never overlaps live buffers and reuses dead ones") {
   std::mt19937_64 rng(9);
   for (int trial = 0; trial < 50; ++trial) {

@@ -54,21 +54,6 @@ int64_t stored_elements(const Shape& s, Layout l) {
 
 size_t tensor_bytes(const Shape& s, DType dt, Layout l) { return size_t(stored_elements(s, l)) * dtype_bytes(dt); }
 
-uint16_t f32_to_bf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // quiet NaN
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-
-float bf16_to_f32(uint16_t x) {
-  uint32_t u = uint32_t(x) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 std::string Shape::to_string() const {
   return std::to_string(n) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
 }

@@ -121,16 +121,14 @@ class LayoutConvert : public ConvertPrim {
   }
 };
 
-// Elementwise dtype change over the stored elements; a blocked layout's padding channels
-// are then set to zero again (a quantised zero is the zero point, not the 0 byte oneDNN
-// expects in padding).
-template <typename In, typename Out, typename F>
-void map_elements(int threads, const void* x, void* y, const Shape& s, Layout l, F f) {
+// Elementwise dtype change over the stored elements, a span at a time; a blocked layout's
+// padding channels are then set to zero again (a quantised zero is the zero point, not the
+// 0 byte oneDNN expects in padding).
+template <typename In, typename Out, typename Span>
+void map_spans(int threads, const void* x, void* y, const Shape& s, Layout l, Span span) {
   const int64_t n = stored_elements(s, l);
-  parallel_for(threads, n, 256, [x, y, f](int64_t i0, int64_t i1) {
-    const In* __restrict xs = static_cast<const In*>(x);
-    Out* __restrict ys = static_cast<Out*>(y);
-    for (int64_t i = i0; i < i1; ++i) ys[i] = f(xs[i]);
+  parallel_for(threads, n, 256, [x, y, span](int64_t i0, int64_t i1) {
+    span(static_cast<const In*>(x) + i0, static_cast<Out*>(y) + i0, i1 - i0);
   });
   const int b = layout_block(l);
   if (b == 1 || s.c % b == 0) return;
@@ -141,6 +139,13 @@ void map_elements(int threads, const void* x, void* y, const Shape& s, Layout l,
     for (int64_t p = 0; p < hw; ++p)
       for (int ci = s.c % b; ci < b; ++ci) last[p * b + ci] = Out(0);
   }
+}
+
+template <typename In, typename Out, typename F>
+void map_elements(int threads, const void* x, void* y, const Shape& s, Layout l, F f) {
+  map_spans<In, Out>(threads, x, y, s, l, [f](const In* __restrict xs, Out* __restrict ys, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) ys[i] = f(xs[i]);
+  });
 }
 
 // Vectorisable form of clamp(nearbyint(x * inv) + zp): round-to-nearest-even by the
@@ -171,6 +176,43 @@ struct QuantiseFn {
   }
 };
 
+// QuantiseFn over a span, 16 elements at a time with SSE2 (the x86-64 baseline, so the
+// portable build has it): the same pre-clamp, the same rounding trick, a truncating convert
+// of the now integral values, the zero point added in int32 and the clamp to int8 done by
+// the saturating packs. Bit-identical to QuantiseFn, NaN included (maxps returns its second
+// operand for a NaN, as maxss does). The scalar loop kept quantising 10x slower than
+// dequantising: 0.3 ms for ResNet-50's 56x56x256 tensor, a fifth of an int8 deployment.
+void quantise_span(const float* x, int8_t* y, int64_t n, QuantiseFn q) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 inv = _mm_set1_ps(q.inv), lo = _mm_set1_ps(-256.f), hi = _mm_set1_ps(256.f);
+  const __m128 round = _mm_set1_ps(12582912.f);
+  const __m128i zp = _mm_set1_epi32(int32_t(q.zp));
+  auto four = [&](const float* p) {
+    __m128 v = _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_loadu_ps(p), inv), lo), hi);
+    v = _mm_sub_ps(_mm_add_ps(v, round), round);
+    return _mm_add_epi32(_mm_cvttps_epi32(v), zp);
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m128i a = _mm_packs_epi32(four(x + i), four(x + i + 4));
+    const __m128i b = _mm_packs_epi32(four(x + i + 8), four(x + i + 12));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm_packs_epi16(a, b));
+  }
+#endif
+  for (; i < n; ++i) y[i] = q(x[i]);
+}
+
+// bf16 to int8 through a small f32 buffer, so that both halves run vectorised.
+void quantise_bf16_span(const uint16_t* x, int8_t* y, int64_t n, QuantiseFn q) {
+  constexpr int64_t kChunk = 256;
+  float f[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = std::min(kChunk, n - i0);
+    for (int64_t i = 0; i < m; ++i) f[i] = bf16_to_f32(x[i0 + i]);
+    quantise_span(f, y + i0, m, q);
+  }
+}
+
 class DTypeConvert : public ConvertPrim {
  public:
   using ConvertPrim::ConvertPrim;
@@ -183,12 +225,17 @@ class DTypeConvert : public ConvertPrim {
     const float scale = q_.scale;
     const int32_t zp = q_.zero_point;
     auto deq = [scale, zp](int8_t v) { return scale * float(int32_t(v) - zp); };
-    if (a == DType::kF32 && b == DType::kI8) map_elements<float, int8_t>(t, x_, y_, s, l, q);
+    if (a == DType::kF32 && b == DType::kI8)
+      map_spans<float, int8_t>(t, x_, y_, s, l, [q](const float* xs, int8_t* ys, int64_t n) { quantise_span(xs, ys, n, q); });
     else if (a == DType::kI8 && b == DType::kF32) map_elements<int8_t, float>(t, x_, y_, s, l, deq);
-    else if (a == DType::kF32 && b == DType::kBF16) map_elements<float, uint16_t>(t, x_, y_, s, l, f32_to_bf16);
-    else if (a == DType::kBF16 && b == DType::kF32) map_elements<uint16_t, float>(t, x_, y_, s, l, bf16_to_f32);
+    // (lambdas, not the functions themselves: a function pointer was called per element)
+    else if (a == DType::kF32 && b == DType::kBF16)
+      map_elements<float, uint16_t>(t, x_, y_, s, l, [](float v) { return f32_to_bf16(v); });
+    else if (a == DType::kBF16 && b == DType::kF32)
+      map_elements<uint16_t, float>(t, x_, y_, s, l, [](uint16_t v) { return bf16_to_f32(v); });
     else if (a == DType::kBF16 && b == DType::kI8)
-      map_elements<uint16_t, int8_t>(t, x_, y_, s, l, [q](uint16_t v) { return q(bf16_to_f32(v)); });
+      map_spans<uint16_t, int8_t>(t, x_, y_, s, l,
+                                  [q](const uint16_t* xs, int8_t* ys, int64_t n) { quantise_bf16_span(xs, ys, n, q); });
     else if (a == DType::kI8 && b == DType::kBF16)
       map_elements<int8_t, uint16_t>(t, x_, y_, s, l, [deq](int8_t v) { return f32_to_bf16(deq(v)); });
     else return unsupported(std::string("no conversion from ") + to_string(a) + " to " + to_string(b));
