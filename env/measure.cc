@@ -24,6 +24,7 @@ nlohmann::json Protocol::to_json() const {
     j["flush_at_least"] = "shared-cache";
     j["output_starts_in"] = "shared-cache";
     j["thread_pool"] = "awake";
+    j["conversions"] = "as-layers";  // the output and pool as above (not so before 2026-11-24)
   }
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
@@ -121,7 +122,16 @@ uint64_t read_other_data(size_t bytes, int threads) {
   return sums[0] + sums[1];
 }
 
+// The job that wakes a pool before a cold run: a microsecond of spinning on each thread.
+constexpr double kWakeItemUs = 1.0;
+
 }  // namespace
+
+void WarmSet::start_as_in_network(const Protocol& p, const void* out, size_t out_bytes, ThreadPoolId pool) {
+  if (!p.cold_cache || !p.cover_shared_cache) return;
+  shared_buffers.emplace_back(out, out_bytes);
+  if (pool != ThreadPoolId::kCaller) wake = [pool] { run_pool_job(pool, kWakeItemUs); };
+}
 
 size_t private_cache_bytes() {
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);

@@ -13,6 +13,7 @@
 
 #include "env/lut.h"
 #include "libs/core/status.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 
@@ -100,6 +101,11 @@ struct WarmSet {
   std::vector<std::pair<const void*, size_t>> shared_buffers;
   /// Called last before each run (untimed): wakes the thread pool the run uses.
   std::function<void()> wake;
+
+  /// With p.cold_cache and p.cover_shared_cache, a step that writes `out` on `pool` starts as
+  /// inside the network: the output read into the shared cache (shared_buffers) and the
+  /// pool woken last (wake; nothing for the caller). Layers and conversions alike.
+  void start_as_in_network(const Protocol& p, const void* out, size_t out_bytes, ThreadPoolId pool);
 };
 
 /// The quick profile (`layerwise profile` without --exhaustive): at least 5 timed runs, then

@@ -179,8 +179,6 @@ void Profiler::report(int layer, const std::string& current) {
 // copies of the primitive and running each once took half of a ResNet-50 profile for the
 // same bytes (results/reference/profile-speed/).
 constexpr int kMaxCopies = 32;
-// The job that wakes a pool before a cold run: a microsecond of spinning on each thread.
-constexpr double kWakeItemUs = 1.0;
 
 // The bytes the rest of the network moves through the caches between two runs of a layer.
 int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats) {
@@ -239,11 +237,7 @@ Status Profiler::time_primitive(const PrimitiveArgs& args, Look look, Impl* impl
   warm.evict = size_t(passing) > private_cache_bytes();
   warm.flush_bytes = flush_bytes_for(*args.layer, *prim);
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
-  if (o_.protocol.cold_cache && o_.protocol.cover_shared_cache) {
-    warm.shared_buffers.emplace_back(out.data(), out.bytes());
-    const ThreadPoolId pool = thread_pool_of(args.desc.library, args.desc.threads);
-    if (pool != ThreadPoolId::kCaller) warm.wake = [pool] { run_pool_job(pool, kWakeItemUs); };
-  }
+  warm.start_as_in_network(o_.protocol, out.data(), out.bytes(), thread_pool_of(args.desc.library, args.desc.threads));
   ScopedPin pin;
   const auto t1 = clock_type::now();
   // The protocol's warm-up is the primitive's first run: some primitives finish their setup

@@ -92,6 +92,7 @@ TEST_CASE("cold protocol: the bytes read before each run cover the network's wei
     CHECK(proto.value("flush_at_least", "") == "shared-cache");
     CHECK(proto.value("output_starts_in", "") == "shared-cache");
     CHECK(proto.value("thread_pool", "") == "awake");
+    CHECK(proto.value("conversions", "") == "as-layers");
   }
 }
 
@@ -129,6 +130,25 @@ TEST_CASE("cold protocol: every run, the warm-up's included, starts right after 
   p.cold_cache = false;  // a warm protocol prepares nothing
   REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
   CHECK(std::string(order.begin(), order.end()) == "rrrrr");
+}
+
+TEST_CASE("cold protocol: layers and conversions start with their output in the shared cache and their pool awake") {
+  std::vector<uint8_t> output(1 << 12, 2);
+  Protocol p;
+  WarmSet pooled, caller, warm;
+  pooled.start_as_in_network(p, output.data(), output.size(), ThreadPoolId::kNative);
+  REQUIRE(pooled.shared_buffers.size() == 1);
+  CHECK(pooled.shared_buffers[0].first == output.data());
+  CHECK(pooled.shared_buffers[0].second == output.size());
+  CHECK(bool(pooled.wake));
+  pooled.wake();  // a real job on the native pool: it returns
+  caller.start_as_in_network(p, output.data(), output.size(), ThreadPoolId::kCaller);
+  CHECK(caller.shared_buffers.size() == 1);
+  CHECK_FALSE(bool(caller.wake));  // nothing to wake on the caller
+  p.cover_shared_cache = false;
+  warm.start_as_in_network(p, output.data(), output.size(), ThreadPoolId::kNative);
+  CHECK(warm.shared_buffers.empty());
+  CHECK_FALSE(bool(warm.wake));
 }
 
 TEST_CASE("the protocol records the cache state and the OpenMP spin it was measured under") {
