@@ -87,14 +87,12 @@ void reorder(int threads, const T* x, T* y, const Shape& s, Layout from, Layout 
     parallel_for(threads, cb * s.h, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t blk = r / s.h, h = r % s.h, c0 = blk * z.b;
-        const int64_t cn = to == Layout::kNCHW ? s.c : std::min<int64_t>(z.b, s.c - c0);  // real channels here
+        // Real channels of this block, the rest padding (a plain layout is one block of all
+        // channels, so it has none).
+        const int64_t cn = std::min<int64_t>(z.b, s.c - c0);
         for (int w = 0; w < s.w; ++w) {
           T* out = y + n * z.sn + blk * z.scb + h * z.sh + w * z.sw;
           const T* in = x + n * a.sn + h * a.sh + w * a.sw;
-          if (to == Layout::kNCHW) {  // one block of all channels, each a plane apart
-            for (int64_t c = 0; c < s.c; ++c) out[c * z.sci] = in[off[c]];
-            continue;
-          }
           for (int64_t ci = 0; ci < cn; ++ci) out[ci * z.sci] = in[off[c0 + ci]];
           for (int64_t ci = cn; ci < z.b; ++ci) out[ci * z.sci] = T(0);
         }
