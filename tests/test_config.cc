@@ -1,7 +1,12 @@
 // Experiment config schema: defaults, resolution round trip, one-line errors with JSON paths.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <unistd.h>
+
 #include "explorer/pipeline/config.h"
+#include "explorer/pipeline/run_dir.h"
+#include "libs/core/files.h"
 
 using namespace lw;
 
@@ -80,4 +85,22 @@ TEST_CASE("schema errors name the file and the JSON path on one line") {
     CHECK(s.message().find(c.expect) != std::string::npos);
     CHECK(s.message().find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("a fresh run started in the same second as another gets its own folder, leaving the other's intact") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("lw_rundir_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  RunDir a, b, c;
+  REQUIRE(a.open(root.string(), {{"x", 1}}, "m__greedy__1__20261124-003318", "a.json", true).is_ok());
+  REQUIRE(a.complete().is_ok());
+  REQUIRE(b.open(root.string(), {{"x", 2}}, "m__greedy__1__20261124-003318", "b.json", true).is_ok());
+  REQUIRE(c.open(root.string(), {{"x", 3}}, "m__greedy__1__20261124-003318", "c.json", true).is_ok());
+  CHECK(a.path() == (root / "m__greedy__1__20261124-003318").string());
+  CHECK(b.path() == a.path() + "-2");
+  CHECK(c.path() == a.path() + "-3");
+  CHECK(read_json_file(a.path() + "/config.json") == nlohmann::json{{"x", 1}});
+  CHECK(read_json_file(a.path() + "/run.json").value("complete", false));
+  CHECK(read_json_file(b.path() + "/config.json") == nlohmann::json{{"x", 2}});
+  fs::remove_all(root);
 }

@@ -1,7 +1,5 @@
 // `layerwise search`: runs one agent on a LUT; writes every distinct solution and the learning curve.
 #include <cstdio>
-#include <ctime>
-#include <filesystem>
 
 #include "libs/core/files.h"
 #include "agents/dqn.h"
@@ -13,10 +11,7 @@ namespace lw::cli {
 namespace {
 
 std::string default_out(const std::string& model, const std::string& agent, uint64_t seed) {
-  char t[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(t, sizeof t, "%Y%m%d-%H%M%S", std::localtime(&now));
-  return "results/" + model + "__" + agent + "__" + std::to_string(seed) + "__" + t;
+  return "results/" + model + "__" + agent + "__" + std::to_string(seed) + "__" + time_now("%Y%m%d-%H%M%S", false);
 }
 
 int run_search(const std::vector<std::string>& argv) {
@@ -37,10 +32,11 @@ int run_search(const std::vector<std::string>& argv) {
   SearchResult r;
   ok_or_throw(run_agent(agent, env, req, &r));
   if (req.progress) req.progress(1.0);
-  const std::string dir = args.get("out", default_out(lut.model_name, agent, req.seed));
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError("cannot create " + dir + ": " + ec.message());
+  std::string dir = args.get("out");
+  if (dir.empty())
+    ok_or_throw(make_new_dir(default_out(lut.model_name, agent, req.seed), &dir));  // never an earlier run's
+  else
+    ok_or_throw(make_dirs(dir));
   ok_or_throw(write_solutions_csv(dir + "/solutions.csv", lut, r));
   ok_or_throw(write_curve_csv(dir + "/learning_curve.csv", r));
   const std::string resolved = "{\"lut\":\"" + args.get("lut") + "\",\"agent\":\"" + agent + "\",\"seed\":" +

@@ -50,8 +50,7 @@ Status RunDir::open(const std::string& root, const json& resolved, const std::st
     state_ = read_json_file(dir_ + "/run.json");
     return Status::ok();
   }
-  dir_ = root + "/" + id;
-  LW_RETURN_IF_ERROR(make_dirs(dir_));
+  LW_RETURN_IF_ERROR(make_new_dir(root + "/" + id, &dir_));
   state_ = {{"config", config_path}, {"config_hash", hash}, {"complete", false}, {"stages", json::object()}};
   LW_RETURN_IF_ERROR(write_file_atomic(dir_ + "/config.json", resolved.dump(1) + "\n"));
   return save();

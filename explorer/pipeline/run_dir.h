@@ -18,7 +18,8 @@ std::string run_id(const std::string& model, const std::vector<std::string>& age
 class RunDir {
  public:
   /// Resumes the newest unfinished run under `root` whose resolved config is `resolved`
-  /// (unless `fresh`), else creates root/<id> and writes config.json there.
+  /// (unless `fresh`), else creates root/<id> (root/<id>-2, ... when a run started in the same
+  /// second has it) and writes config.json there.
   Status open(const std::string& root, const nlohmann::json& resolved, const std::string& id,
               const std::string& config_path, bool fresh);
   const std::string& path() const { return dir_; }

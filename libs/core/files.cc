@@ -39,6 +39,22 @@ Status make_dirs(const std::string& dir) {
   return ec ? io_error("cannot create " + dir + ": " + ec.message()) : Status::ok();
 }
 
+Status make_new_dir(const std::string& base, std::string* made) {
+  std::filesystem::path p(base);
+  if (p.has_parent_path()) LW_RETURN_IF_ERROR(make_dirs(p.parent_path().string()));
+  for (int n = 1; n < 1000; ++n) {
+    std::string dir = n == 1 ? base : base + "-" + std::to_string(n);
+    std::error_code ec;
+    // create_directory is false, without an error, when the folder was already there.
+    if (std::filesystem::create_directory(dir, ec)) {
+      *made = dir;
+      return Status::ok();
+    }
+    if (ec) return io_error("cannot create " + dir + ": " + ec.message());
+  }
+  return io_error("cannot create " + base + ": 999 folders of that name exist");
+}
+
 nlohmann::json read_json_file(const std::string& path) {
   std::string text;
   if (!read_file(path, &text).is_ok()) return nlohmann::json();

@@ -15,6 +15,10 @@ Status read_file(const std::string& path, std::string* data);
 Status write_file_atomic(const std::string& path, const std::string& data);
 /// Creates `dir` and its parents (no error when it exists).
 Status make_dirs(const std::string& dir);
+/// Creates a directory that did not exist: `base`, or `base-2`, `base-3`, ... when it is
+/// taken (two runs started in the same second must not write into one folder). `*made` is
+/// the one created; its parents are created as needed.
+Status make_new_dir(const std::string& base, std::string* made);
 /// A JSON file the program wrote itself (run state, manifests, status files): null when it
 /// cannot be read (not there yet), discarded when it is not JSON (cut short by a kill).
 /// User input goes through JsonReader (libs/core/json_reader.h) instead.
