@@ -338,3 +338,18 @@ TEST_CASE("opt-mixed: the deployment kept passes the floor, and a floor only f32
     for (const Impl& m : t.lut.layers[i].impls)
       if (m.name == f.deployment.names[i]) CHECK_MESSAGE(m.dtype == DType::kF32, m.name);
 }
+
+TEST_CASE("release_all_pools parks every registered pool (bench and the filter call it before each deployment)") {
+  // Two unused pool ids with counting releases: every registered release runs once per call.
+  static int calls[2] = {0, 0};
+  register_pool_release(14, [] { ++calls[0]; });
+  register_pool_release(15, [] { ++calls[1]; });
+  release_all_pools();
+  release_all_pools();
+  CHECK(calls[0] == 2);
+  CHECK(calls[1] == 2);
+  register_pool_release(14, nullptr);
+  register_pool_release(15, nullptr);
+  release_all_pools();
+  CHECK(calls[0] == 2);
+}

@@ -17,6 +17,7 @@
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"
 #include "explorer/measure/mixed_floor.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 
@@ -112,10 +113,11 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
 }
 
 // One round for one candidate: a discarded run (so the weights are as warm as in repeated
-// inference, whatever ran before), a plain run (the reported figure) and a run with step
+// inference, and the pools as the deployment leaves them, whatever ran before), a plain run (the reported figure) and a run with step
 // timing (split into steps; its excess over the steps is the executor's overhead).
 Status run_round(Trial& c, const Tensor& x, Tensor* y) {
   Executor& e = *c.exec;
+  release_all_pools();  // what the deployment before left spinning (the discarded run then leaves its own)
   LW_RETURN_IF_ERROR(e.run(x, y));
   double cpu0 = thread_cpu_ms();
   auto t0 = Clock::now();

@@ -196,6 +196,9 @@ void release_pool(int pool) {
   if (pool < 0 || pool >= kMaxPools) return;
   if (PoolReleaseFn fn = g_release[pool].load()) fn();
 }
+void release_all_pools() {
+  for (int p = 0; p < kMaxPools; ++p) release_pool(p);
+}
 void park_thread_set_worker() {
   if (cpus().second >= 0) worker().park();
 }
