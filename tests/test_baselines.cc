@@ -64,7 +64,7 @@ TEST_CASE("the optima are never worse than any baseline") {
     NamedDeployment all8;
     REQUIRE(baseline_deployment(lut, "all-int8", t, &all8).is_ok());
     CHECK(opt8.predicted_ms <= all8.predicted_ms + 1e-9);
-    for (const char* label : {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc"}) {
+    for (const char* label : {"ref-fp32", "native", "xnnpack", "onednn", "torch-nchw", "torch-nhwc"}) {
       NamedDeployment d;
       REQUIRE(baseline_deployment(lut, label, t, &d).is_ok());
       CHECK(opt32.predicted_ms <= d.predicted_ms + 1e-9);
@@ -113,7 +113,8 @@ TEST_CASE("the early stop may only drop an implementation no baseline needs") {
   CHECK_FALSE(may_stop(conv_impl("xnnpack", "default"), conv_impl("native", "winograd_f4")));
   CHECK_FALSE(may_stop(conv_impl("torch", "default"), conv_impl("onednn", "direct")));
   CHECK(may_stop(conv_impl("native", "direct"), conv_impl("native", "winograd_f4")));
-  CHECK(may_stop(conv_impl("onednn", "direct"), conv_impl("native", "im2col")));  // no single-library baseline
+  CHECK_FALSE(may_stop(conv_impl("onednn", "direct"), conv_impl("native", "im2col")));  // the onednn baseline's
+  CHECK(may_stop(conv_impl("onednn", "direct"), conv_impl("onednn", "default")));
   CHECK_FALSE(rule(one_format, LayerKind::kRelu6, conv_impl("native", "default"), conv_impl("xnnpack", "default")));
 
   // On a real profile with the stop at (almost) no margin, so that every slower impl is
@@ -140,7 +141,7 @@ TEST_CASE("the early stop may only drop an implementation no baseline needs") {
       for (const std::string& r : rivals) CHECK(rule(lut, lut.layers[i].kind, m, impl_named(lut.layers[i], r)));
     }
   CHECK(skipped > 0);  // the stop did stop something, so the checks above were exercised
-  for (const char* label : {"ref-fp32", "native", "xnnpack", "torch-nchw", "torch-nhwc", "opt-fp32"}) {
+  for (const char* label : {"ref-fp32", "native", "xnnpack", "onednn", "torch-nchw", "torch-nhwc", "opt-fp32"}) {
     CAPTURE(label);
     NamedDeployment d;
     Status s = baseline_deployment(lut, label, 1, &d);

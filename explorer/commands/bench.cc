@@ -142,7 +142,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
                "(both thread sets, the protocol options above; resumable). For every model and thread\n"
-               "cap, plans ref-fp32, native, xnnpack, torch-nchw, torch-nhwc, opt-fp32, opt-int8 and\n"
+               "cap, plans ref-fp32, native, xnnpack, onednn, torch-nchw, torch-nhwc, opt-fp32, opt-int8 and\n"
                "opt-mixed (f32 + bf16 + int8)\n"
                "(explorer/measure/baselines.h) and measures them end to end, round-robin over --repeats rounds;\n"
                "reports medians, speed-ups vs ref-fp32 and vs the best single library, the LUT's\n"

@@ -75,7 +75,7 @@ Registrar reg({"replay", "run the chosen deployment end to end and compare with 
                            "peak memory (predicted, planned, measured heap), the accuracy (or fidelity), and a\n"
                            "per-layer breakdown from a second pass with per-step timing. --solutions replays the\n"
                            "solution of lowest predicted latency; --baseline one of ref-fp32, native, xnnpack,\n"
-                           "torch-nchw, torch-nhwc, opt-fp32, opt-int8, opt-mixed, all-int8. Writes DIR/replay.json.\n\n"
+                           "onednn, torch-nchw, torch-nhwc, opt-fp32, opt-int8, opt-mixed, all-int8. Writes DIR/replay.json.\n\n"
                            "eval options:\n") +
                    kEvalOptionsHelp,
                run_replay_cmd});

@@ -68,6 +68,7 @@ Keep keep_for(const Lut& lut, Baseline b, int t) {
     case Baseline::kRefFp32: return ref_fp32(lut);
     case Baseline::kNative: return single_library("native", "", t);
     case Baseline::kXnnpack: return single_library("xnnpack", "", t);
+    case Baseline::kOnednn: return single_library("onednn", "", t);
     case Baseline::kTorchNchw: return torch_layout(Layout::kNCHW, lut, t);
     case Baseline::kTorchNhwc: return torch_layout(Layout::kNHWC, lut, t);
     case Baseline::kOptFp32: return [t](const LutLayer&, const Impl& m) { return m.dtype == DType::kF32 && m.threads <= t; };

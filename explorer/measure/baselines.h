@@ -3,7 +3,7 @@
 /// deployment a user could pick instead), all derived from the same LUT:
 ///   ref-fp32    OpenBLAS im2col + GEMM for every conv, NCHW, native NCHW elsewhere, no
 ///               fusion, one thread: the paper's Ref-FP32;
-///   native, xnnpack, torch-nchw, torch-nhwc
+///   native, xnnpack, onednn, torch-nchw, torch-nhwc
 ///               one library everywhere it implements the layer (native fills the gaps),
 ///               f32, its best algorithm and fusion per layer (exact optimum over that
 ///               library alone, so each baseline is as good as that library can be);

@@ -20,7 +20,7 @@ namespace lw {
 
 constexpr int kDefaultBenchRounds = 15;           // interleaved rounds per (model, threads)
 constexpr int kDefaultBenchCalibration = 4;       // calibration samples for int8 deployments
-constexpr const char* kBestSingleLabels[] = {"native", "xnnpack", "torch-nchw", "torch-nhwc"};
+constexpr const char* kBestSingleLabels[] = {"native", "xnnpack", "onednn", "torch-nchw", "torch-nhwc"};
 
 struct BenchOptions {
   const Registry* registry = nullptr;
