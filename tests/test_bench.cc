@@ -5,13 +5,16 @@
 
 #include <map>
 #include <set>
+#include <cstdio>
 #include <sstream>
+#include <unistd.h>
 
 #include "tests/tiny_profile.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 #include "explorer/measure/deployment.h"
 #include "explorer/measure/mixed_floor.h"
+#include "libs/core/files.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/executor.h"
 #include "libs/ops/thread_pool.h"
@@ -352,4 +355,21 @@ TEST_CASE("release_all_pools parks every registered pool (bench and the filter c
   register_pool_release(15, nullptr);
   release_all_pools();
   CHECK(calls[0] == 2);
+}
+
+TEST_CASE("bench: a LUT file that does not read is an error naming it, and is not profiled over") {
+  const std::string path = "/tmp/lw_bench_cut_" + std::to_string(::getpid()) + ".lut.json";
+  const std::string text = lut_to_json(tiny().lut);
+  REQUIRE(write_file_atomic(path, text.substr(0, text.size() / 2)).is_ok());
+  Lut lut;
+  bool profiled = true;
+  Status s = lut_for_bench(tiny().net, default_registry(), path, testing::quick_profile_options(), &lut, &profiled);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find(path) != std::string::npos);
+  CHECK(s.message().find("move it away") != std::string::npos);
+  CHECK_FALSE(profiled);
+  std::string now;
+  REQUIRE(read_file(path, &now).is_ok());
+  CHECK(now == text.substr(0, text.size() / 2));
+  std::remove(path.c_str());
 }

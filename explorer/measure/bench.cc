@@ -316,7 +316,10 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
   *profiled = false;
   if (std::ifstream(path).good()) {
     Status s = load_lut(path, lut);
-    if (s.is_ok() && lut_mismatch(*lut, net).empty()) {
+    // A file that does not read as a LUT (cut short, edited, from another version) stays for
+    // its owner to look at: a new profile would write over it.
+    if (!s.is_ok()) return Status(s.code(), s.message() + " (move it away to profile " + net.name + " anew)");
+    if (lut_mismatch(*lut, net).empty()) {
       // A LUT from before the executor's copies were measured: measure them now (not saved).
       if (!lut->runtime.measured()) return measure_runtime_costs(net, profile.protocol, &lut->runtime);
       return Status::ok();

@@ -77,7 +77,8 @@ struct BenchStep {
 };
 
 /// The LUT for `net` at `path` when it matches the model and this device; otherwise
-/// profiles it (resumable through "<path>.partial") with `profile` options.
+/// profiles it (resumable through "<path>.partial") with `profile` options. A file there that
+/// does not read as a LUT is an error, left as it is.
 Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
                      const ProfileOptions& profile, Lut* lut, bool* profiled);
 
