@@ -3,11 +3,12 @@
 // speed-ups and reports are consistent with the measured figures.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <map>
 #include <set>
-#include <cstdio>
 #include <sstream>
-#include <unistd.h>
 
 #include "tests/tiny_profile.h"
 #include "explorer/measure/baselines.h"

@@ -113,8 +113,9 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
 }
 
 // One round for one candidate: a discarded run (so the weights are as warm as in repeated
-// inference, and the pools as the deployment leaves them, whatever ran before), a plain run (the reported figure) and a run with step
-// timing (split into steps; its excess over the steps is the executor's overhead).
+// inference, and the pools as the deployment leaves them, whatever ran before), a plain run
+// (the reported figure) and a run with step timing (split into steps; its excess over the
+// steps is the executor's overhead).
 Status run_round(Trial& c, const Tensor& x, Tensor* y) {
   Executor& e = *c.exec;
   release_all_pools();  // what the deployment before left spinning (the discarded run then leaves its own)

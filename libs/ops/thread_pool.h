@@ -60,8 +60,8 @@ void release_pool(int pool);
 /// Parks every pool's workers. Between runs of different deployments (bench, the filter's
 /// interleaved rounds): the executor leaves the pool of its last 2-thread step spinning for
 /// its own next run, and another deployment would find that worker holding cpu1. GoogLeNet's
-/// all-oneDNN deployment at 2 threads ran 6.7 ms alone and 9.9 ms (CV 0.38) right after the
-/// all-XNNPACK one, whose pthreadpool worker was still spinning.
+/// all-oneDNN deployment at 2 threads measured 16.0-16.5 ms (CV 0.31) behind the native and
+/// XNNPACK ones, 8.1-8.8 ms with every pool parked first (results/reference/in-network/).
 void release_all_pools();
 /// Our cpu1 worker goes to sleep as soon as it is idle instead of spinning first.
 void park_thread_set_worker();
