@@ -193,6 +193,28 @@ void read_handoffs(JsonReader& r, RuntimeCosts* rc) {
   }
 }
 
+// "speed_ms": {"t1": ms, "t2": ms}; a thread set may be missing (not profiled).
+void read_speed(JsonReader& r, RuntimeCosts* rc) {
+  const json* h = r.value("speed_ms");
+  if (!h->is_object()) return r.fail("/speed_ms", "expected an object of \"t<threads>\" -> ms");
+  for (auto it = h->begin(); it != h->end(); ++it) {
+    const std::string& key = it.key();
+    const int t = key.size() == 2 && key[0] == 't' && key[1] >= '1' && key[1] <= '9' ? key[1] - '0' : 0;
+    if (!t) return r.fail("/speed_ms/" + key, "expected a thread set \"t1\" ... \"t9\"");
+    if (!it->is_number() || !(it->get<double>() > 0) || !std::isfinite(it->get<double>()))
+      return r.fail("/speed_ms/" + key, "expected a positive number");
+    if (rc->speed_ms.size() < size_t(t)) rc->speed_ms.resize(size_t(t), 0.0);
+    rc->speed_ms[size_t(t - 1)] = it->get<double>();
+  }
+}
+
+json speed_json(const RuntimeCosts& rc) {
+  json j = json::object();
+  for (size_t t = 0; t < rc.speed_ms.size(); ++t)
+    if (rc.speed_ms[t] > 0) j["t" + std::to_string(t + 1)] = rc.speed_ms[t];
+  return j;
+}
+
 json handoffs_json(const RuntimeCosts& rc) {
   json j = json::object();
   for (int f = 0; f < kThreadPoolCount; ++f)
@@ -243,6 +265,7 @@ void read_lut(JsonReader& r, Lut* lut) {
       rt.number("input_copy_ms", &lut->runtime.input_copy_ms, 0, kAnyMs, true);
       rt.number("output_copy_ms", &lut->runtime.output_copy_ms, 0, kAnyMs, true);
       if (rt.value("handoff_ms")) read_handoffs(rt, &lut->runtime);
+      if (rt.value("speed_ms")) read_speed(rt, &lut->runtime);
     });
   }
   r.integer("output_format", &lut->output_format, 0, n_formats - 1);
@@ -328,9 +351,10 @@ std::string lut_to_json(const Lut& lut) {
     }
   }
   j["output_format"] = lut.output_format;
-  if (lut.runtime.measured() || lut.runtime.has_handoffs())
+  if (lut.runtime.measured() || lut.runtime.has_handoffs() || lut.runtime.has_speed())
     j["runtime"] = {{"input_copy_ms", lut.runtime.input_copy_ms}, {"output_copy_ms", lut.runtime.output_copy_ms}};
   if (lut.runtime.has_handoffs()) j["runtime"]["handoff_ms"] = handoffs_json(lut.runtime);
+  if (lut.runtime.has_speed()) j["runtime"]["speed_ms"] = speed_json(lut.runtime);
   return j.dump(1);
 }
 

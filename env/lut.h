@@ -91,11 +91,16 @@ struct ConverterCosts {
 /// 3): the pool's worker must be woken on cpu1, or wait there for the previous pool's
 /// spinning worker. handoff_ms[from * kThreadPoolCount + to] (ThreadPoolId), measured by the
 /// profiler; empty in LUTs from before (charged as 0: the cost model then ignores hand-offs).
+/// And how fast the device ran while it was profiled: speed_ms[threads - 1], the median of
+/// env/speed_probe.h's probe on that thread set between layers (empty in LUTs from before
+/// it; 0 for a set not profiled), against which a later measurement's drift is told.
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
   std::vector<double> handoff_ms;
+  std::vector<double> speed_ms;
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
   bool has_handoffs() const { return !handoff_ms.empty(); }
+  bool has_speed() const { return !speed_ms.empty(); }
   double handoff(ThreadPoolId from, ThreadPoolId to) const {
     return handoff_ms.empty() ? 0.0 : handoff_ms[int(from) * kThreadPoolCount + int(to)];
   }

@@ -12,6 +12,7 @@
 #include "env/conversion_costs.h"
 #include "env/device.h"
 #include "env/profiler_early_stop.h"
+#include "env/speed_probe.h"
 #include "libs/ir/network_json.h"
 #include "libs/quant/quant.h"
 #include "libs/ops/thread_pool.h"
@@ -143,6 +144,7 @@ class Profiler {
   // Per layer kind and impl name: median / best median of its group on the last layer of that
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
+  SpeedSamples speed_;  // the device's speed, probed before every layer (RuntimeCosts::speed_ms)
   const int64_t net_weights_ = network_weight_floats(net_);
   const int64_t net_outputs_ = network_output_floats(net_);
   clock_type::time_point start_ = clock_type::now();
@@ -396,6 +398,7 @@ Status resume(const ProfileOptions& o, const Lut& fresh, Lut* lut, int* next_lay
   else if (done.formats.size() != fresh.formats.size()) why = "other thread sets";
   if (!why.empty()) return invalid_argument(partial + ": checkpoint of " + why + "; delete it to start over");
   for (size_t i = 1; i < done.layers.size(); ++i) lut->layers[i].impls = done.layers[i].impls;
+  lut->runtime.speed_ms = done.runtime.speed_ms;  // the speed probed so far, one sample per set
   *next_layer = int(done.layers.size());
   return Status::ok();
 }
@@ -407,7 +410,12 @@ Status Profiler::run(Lut* out) {
   LW_RETURN_IF_ERROR(resume(o_, lut, &lut, &next));
   total_ = count_work(next);
   start_thread_sets();
+  for (size_t t = 0; t < lut.runtime.speed_ms.size(); ++t) speed_.add(int(t + 1), lut.runtime.speed_ms[t]);
   for (int i = next; i < int(net_.layers.size()); ++i) {
+    // Probed between layers, so that the LUT's speed is the one its layers met (a profile
+    // lasts minutes, through which a shared host's speed moves).
+    speed_.sample(o_.threads);
+    lut.runtime.speed_ms = speed_.medians();
     LW_RETURN_IF_ERROR(measure_layer(i, lut));
     if (!o_.out_path.empty()) {
       Lut prefix = lut;

@@ -14,6 +14,7 @@
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 #include "explorer/measure/deployment.h"
+#include "env/speed_probe.h"
 #include "explorer/measure/mixed_floor.h"
 #include "libs/core/files.h"
 #include "libs/exec/assignment.h"
@@ -147,7 +148,7 @@ TEST_CASE("a recheck times the implementations again: a stale LUT's prediction i
   CHECK(lut_sum > 0);
   CHECK(recheck_sum < lut_sum / 3);
   for (const BenchStep& s : fresh_steps) CHECK(s.recheck_ms == -1);
-  CHECK(bench_csv(rows).find(",recheck_ms\n") != std::string::npos);
+  CHECK(bench_csv(rows).find(",recheck_ms,") != std::string::npos);
 }
 
 TEST_CASE("a recheck refuses what the LUT or the registry does not hold, and replaces only what it names") {
@@ -373,4 +374,66 @@ TEST_CASE("bench: a LUT file that does not read is an error naming it, and is no
   REQUIRE(read_file(path, &now).is_ok());
   CHECK(now == text.substr(0, text.size() / 2));
   std::remove(path.c_str());
+}
+
+TEST_CASE("the speed probe: the profile keeps its median per thread set, and a LUT rescaled to another speed") {
+  const Lut& lut = tiny().lut;  // profiled on thread sets 1 and 2 (tests/tiny_profile.h)
+  REQUIRE(lut.runtime.speed_ms.size() == size_t(std::min(2, available_thread_set_cpus())));
+  for (double ms : lut.runtime.speed_ms) CHECK(ms > 0);
+  CHECK(probe_speed_ms(3) == 0);  // no such thread set: no figure, never a made-up one
+  Lut back;
+  REQUIRE(lut_from_json(lut_to_json(lut), "speed.json", &back).is_ok());
+  CHECK(back.runtime.speed_ms == lut.runtime.speed_ms);
+  std::string text = lut_to_json(lut);
+  text.replace(text.find("\"t1\""), 4, "\"t0\"");
+  const Status bad = lut_from_json(text, "bad-speed.json", &back);
+  CHECK(bad.message().find("bad-speed.json") != std::string::npos);
+  CHECK(bad.message().find("/runtime/speed_ms/t0") != std::string::npos);
+
+  // Profiled at 1.0 / 2.0 ms, now 1.5 / 1.0: thread set 1 runs 1.5x slower, 2 twice as fast.
+  Lut then = lut;
+  then.runtime.speed_ms = {1.0, 2.0};
+  const Lut now = lut_at_speed(then, {1.5, 1.0});
+  for (size_t i = 0; i < then.layers.size(); ++i)
+    for (size_t k = 0; k < then.layers[i].impls.size(); ++k) {
+      const Impl &a = then.layers[i].impls[k], &b = now.layers[i].impls[k];
+      CAPTURE(a.name);
+      const double f = a.threads == 1 ? 1.5 : 0.5;
+      CHECK(b.latency_ms.median == doctest::Approx(a.latency_ms.median * f));
+      CHECK(b.latency_ms.min == doctest::Approx(a.latency_ms.min * f));
+    }
+  REQUIRE(!then.conversions.empty());
+  for (size_t c = 0; c < then.conversions.size(); ++c) {
+    const Conversion& a = then.conversions[c];
+    const int t = std::max(then.formats[a.from_format].threads, then.formats[a.to_format].threads);
+    CHECK(now.conversions[c].chain_ms == doctest::Approx(a.chain_ms * (t == 1 ? 1.5 : 0.5)));
+  }
+  CHECK(now.runtime.input_copy_ms == doctest::Approx(then.runtime.input_copy_ms * 1.5));
+  CHECK(now.runtime.handoff_ms == then.runtime.handoff_ms);
+  Lut old = lut;  // a LUT from before the probe: nothing to rescale by
+  old.runtime.speed_ms.clear();
+  CHECK(lut_at_speed(old, {1.5, 1.0}).layers[1].impls[0].latency_ms.median == old.layers[1].impls[0].latency_ms.median);
+}
+
+TEST_CASE("bench predicts at the speed it probes between rounds") {
+  // At a thread cap of 1 every step and copy runs on thread set 1, so the prediction at
+  // today's speed is the LUT's prediction times the probe's ratio for that set.
+  std::vector<BenchStep> steps;
+  for (const BenchRow& r : bench(1, &steps)) {
+    CAPTURE(r.label);
+    REQUIRE(r.status == "ok");
+    CHECK(r.speed_ratio_t1 > 0);
+    CHECK(r.speed_ratio_t2 == 0);  // thread set 2 was not probed under a cap of 1
+    CHECK(r.at_speed_ms == doctest::Approx(r.predicted_ms * r.speed_ratio_t1));
+  }
+  Lut old = tiny().lut;
+  old.runtime.speed_ms.clear();
+  for (const BenchRow& r : bench(2, &steps, old)) {
+    CHECK(r.at_speed_ms == 0);
+    CHECK(r.speed_ratio_t1 == 0);
+  }
+  const std::vector<BenchRow> two = bench(2, &steps);
+  CHECK((two[0].speed_ratio_t2 > 0) == (available_thread_set_cpus() > 1));
+  CHECK(bench_csv(two).find(",at_speed_ms,speed_ratio_t1,speed_ratio_t2\n") != std::string::npos);
+  CHECK(bench_markdown(two, "# t").find("speed probe, now / then") != std::string::npos);
 }

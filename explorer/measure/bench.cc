@@ -14,6 +14,7 @@
 #include "env/conversion_costs.h"
 #include "env/cost.h"
 #include "env/runtime_costs.h"
+#include "env/speed_probe.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"
 #include "explorer/measure/mixed_floor.h"
@@ -224,16 +225,28 @@ Status recheck_slice(const Network& net, const BenchOptions& o, const std::vecto
   return remeasure_impls(net, *o.registry, *o.recheck, slice, now);
 }
 
-// Every measured deployment predicted by the same cost model from the rechecked figures.
-Status predict_rechecked(const Lut& now, std::vector<Trial*>& live) {
+// Every measured deployment predicted by the same cost model from another LUT's figures
+// (rechecked, or at today's speed) into `field` of its row.
+Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>& live) {
   Problem p;
-  LW_RETURN_IF_ERROR(compile_problem(now, &p));
+  LW_RETURN_IF_ERROR(compile_problem(lut, &p));
   for (Trial* c : live) {
-    std::vector<int> idx = lut_indices(now, c->names);
+    std::vector<int> idx = lut_indices(lut, c->names);
     if (std::count(idx.begin() + 1, idx.end(), -1)) return failed("recheck: a deployment left the LUT");
-    c->row.recheck_ms = predict_latency_ms(p, idx);
+    c->row.*field = predict_latency_ms(p, idx);
   }
   return Status::ok();
+}
+
+// The device's drift since profiling, from the probe timed before every round.
+Status predict_at_speed(const Lut& lut, const SpeedSamples& now, std::vector<Trial*>& live) {
+  if (!lut.runtime.has_speed()) return Status::ok();
+  const std::vector<double> ms = now.medians(), k = speed_ratios(lut.runtime.speed_ms, ms);
+  for (Trial* c : live) {
+    c->row.speed_ratio_t1 = ms.size() > 0 && ms[0] > 0 ? k[0] : 0;
+    c->row.speed_ratio_t2 = ms.size() > 1 && ms[1] > 0 ? k[1] : 0;
+  }
+  return predict_each(lut_at_speed(lut, ms), &BenchRow::at_speed_ms, live);
 }
 
 void collect_steps(const Lut& lut, const Lut* now, const Trial& c, std::vector<BenchStep>* steps) {
@@ -351,7 +364,11 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   Lut now = lut;  // the rechecked LUT (BenchOptions::recheck)
   const std::vector<std::pair<int, std::string>> recheck = o.recheck ? implementations_of(live)
                                                                       : std::vector<std::pair<int, std::string>>{};
+  SpeedSamples speed;
+  std::vector<int> sets;
+  for (int t = 1; t <= max_threads; ++t) sets.push_back(t);
   for (int r = 0; r < o.rounds; ++r) {
+    speed.sample(sets);
     if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " round " + std::to_string(r + 1) + "/" +
                      std::to_string(o.rounds));
     // Rotate the order every round so no deployment always follows the same one.
@@ -363,7 +380,8 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     if (o.recheck) LW_RETURN_IF_ERROR(recheck_slice(net, o, recheck, r, &now));
   }
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
-  if (o.recheck) LW_RETURN_IF_ERROR(predict_rechecked(now, live));
+  if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
+  LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, live));
   for (Trial& c : all) {
     if (c.exec) {
       summarise(c);

@@ -46,6 +46,12 @@ struct BenchRow {
   /// rounds (BenchOptions::recheck; 0: not rechecked). recheck / predicted: the machine's
   /// drift since profiling; measured / recheck: what the cost model misses.
   double recheck_ms = 0;
+  /// The LUT's prediction at the speed the device ran during the rounds (env/speed_probe.h:
+  /// the probe timed before every round against the LUT's; 0 when the LUT has no probe).
+  double at_speed_ms = 0;
+  /// That speed against the profile's, per thread set (now / then: > 1 the device is slower
+  /// now); 0 when not probed.
+  double speed_ratio_t1 = 0, speed_ratio_t2 = 0;
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
   /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment

@@ -82,15 +82,16 @@ std::string summary_line(const Block& b) {
 std::string detail_table(const Block& b) {
   std::ostringstream os;
   os << "\n### " << b[0]->model << ", threads <= " << b[0]->threads << "\n\n"
-     << "| deployment | predicted ms | rechecked ms | measured ms | min ms | CV | thread CPU ms | vs ref-fp32 | vs best single "
+     << "| deployment | predicted ms | at today's speed ms | rechecked ms | measured ms | min ms | CV | thread CPU ms | vs ref-fp32 | vs best single "
         "| steps (conv.) | conversions ms | overhead ms (%) | SQNR vs ref dB |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const BenchRow* r : b) {
     if (r->status != "ok") {
-      os << "| " << r->label << " | not measured: " << r->status << " |||||||||||\n";
+      os << "| " << r->label << " | not measured: " << r->status << " ||||||||||||\n";
       continue;
     }
     os << "| " << r->label << " | " << fmt("%.2f", r->predicted_ms) << " | "
+       << (r->at_speed_ms > 0 ? fmt("%.2f", r->at_speed_ms) : std::string("-")) << " | "
        << (r->recheck_ms > 0 ? fmt("%.2f", r->recheck_ms) : std::string("-")) << " | " << fmt("%.2f", r->measured_ms) << " | "
        << fmt("%.2f", r->min_ms) << " | " << fmt("%.3f", r->cv) << " | " << fmt("%.2f", r->cpu_ms) << " | " << speedup(r->vs_ref) << " | "
        << speedup(r->vs_best_single) << " | " << r->steps << " (" << r->conversions << ") | "
@@ -99,6 +100,13 @@ std::string detail_table(const Block& b) {
   }
   for (const BenchRow* r : b)
     if (!r->note.empty()) os << "\n" << r->label << ": " << r->note << "\n";
+  for (const BenchRow* r : b)
+    if (r->speed_ratio_t1 > 0) {  // the same for every row of the block
+      os << "\nThe device during the rounds against the profile (speed probe, now / then; > 1: slower now): 1 thread "
+         << fmt("%.3f", r->speed_ratio_t1)
+         << (r->speed_ratio_t2 > 0 ? ", 2 threads " + fmt("%.3f", r->speed_ratio_t2) : std::string()) << "\n";
+      break;
+    }
   return os.str();
 }
 
@@ -128,7 +136,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::ostringstream os;
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
-        "recheck_ms\n";
+        "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -136,7 +144,8 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.4f", r.conversion_ms) << ',' << fmt("%.4f", r.overhead_ms) << ',' << fmt("%.2f", r.overhead_pct)
        << ',' << fmt("%.4f", r.vs_ref) << ',' << fmt("%.4f", r.vs_best_single) << ',' << r.best_single << ','
        << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << ',' << csv_field(r.note) << ','
-       << fmt("%.4f", r.recheck_ms) << '\n';
+       << fmt("%.4f", r.recheck_ms) << ',' << fmt("%.4f", r.at_speed_ms) << ',' << fmt("%.4f", r.speed_ratio_t1) << ','
+       << fmt("%.4f", r.speed_ratio_t2) << '\n';
   return os.str();
 }
 

@@ -1,0 +1,128 @@
+#include "env/speed_probe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "env/measure.h"
+#include "libs/ops/thread_pool.h"
+
+namespace lw {
+
+namespace {
+
+constexpr int kMaxProbeThreads = 2;
+constexpr long kComputeIters = 500000;  // ~0.75 ms of multiply-adds on a 2026 server core (-O3)
+constexpr int kLanes = 32;              // independent chains: throughput, not latency, bound
+volatile float g_seed = 1.0f;           // (read at run time: the loop cannot be folded away)
+
+// Multiply-adds on a few registers' worth of data: the core's own speed (its clock, and
+// whatever share of it the host grants this vCPU).
+float compute_part() {
+  float a[kLanes];
+  const float s0 = g_seed;
+  for (int j = 0; j < kLanes; ++j) a[j] = s0 + 0.001f * float(j);
+  for (long it = 0; it < kComputeIters; ++it)
+    for (int j = 0; j < kLanes; ++j) a[j] = a[j] * 0.9999999f + 1e-7f;
+  float s = 0;
+  for (float x : a) s += x;
+  return s;
+}
+
+// A sum over a buffer 8x the size of the core's private caches (~0.5 ms): what streaming
+// weights from the shared cache and memory costs now.
+float memory_part(const std::vector<float>& buf) {
+  float acc[8] = {};
+  for (size_t i = 0; i + 8 <= buf.size(); i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += buf[i + size_t(j)];
+  float s = 0;
+  for (float x : acc) s += x;
+  return s;
+}
+
+struct ProbeBuffers {
+  std::vector<float> core[kMaxProbeThreads];
+  ProbeBuffers() {
+    const size_t n = 8 * private_cache_bytes() / sizeof(float);
+    for (auto& b : core) {
+      b.resize(n);
+      for (size_t i = 0; i < n; ++i) b[i] = float(i % 251) * 1e-3f;  // written: never the zero page
+    }
+  }
+};
+
+double one_run_ms(int threads, ProbeBuffers& bufs) {
+  volatile float sink = 0;  // keeps the work from being optimised away
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_for(threads, threads, 1, [&](int64_t b, int64_t e) {
+    float s = 0;
+    for (int64_t k = b; k < e; ++k) s += compute_part() + memory_part(bufs.core[k]);
+    sink = sink + s;
+  });
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+double probe_speed_ms(int threads) {
+  if (threads < 1 || threads > kMaxProbeThreads || threads > available_thread_set_cpus()) return 0;
+  static ProbeBuffers bufs;
+  ScopedPin pin;
+  std::vector<double> ms;
+  for (int r = 0; r < kSpeedProbeRuns; ++r) ms.push_back(one_run_ms(threads, bufs));
+  release_all_pools();  // our worker would spin on cpu1 into whatever runs next
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+void SpeedSamples::add(int threads, double ms) {
+  if (threads < 1 || !(ms > 0)) return;
+  if (ms_.size() < size_t(threads)) ms_.resize(size_t(threads));
+  ms_[size_t(threads - 1)].push_back(ms);
+}
+
+void SpeedSamples::sample(const std::vector<int>& threads) {
+  for (int t : threads) add(t, probe_speed_ms(t));
+}
+
+std::vector<double> SpeedSamples::medians() const {
+  std::vector<double> m(ms_.size(), 0.0);
+  for (size_t t = 0; t < ms_.size(); ++t) {
+    std::vector<double> v = ms_[t];
+    if (v.empty()) continue;
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    m[t] = v[v.size() / 2];
+  }
+  return m;
+}
+
+std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms) {
+  std::vector<double> r(std::max(then_ms.size(), now_ms.size()), 1.0);
+  for (size_t t = 0; t < r.size(); ++t)
+    if (t < then_ms.size() && t < now_ms.size() && then_ms[t] > 0 && now_ms[t] > 0) r[t] = now_ms[t] / then_ms[t];
+  return r;
+}
+
+Lut lut_at_speed(const Lut& lut, const std::vector<double>& now_ms) {
+  Lut r = lut;
+  if (lut.runtime.speed_ms.empty()) return r;
+  const std::vector<double> k = speed_ratios(lut.runtime.speed_ms, now_ms);
+  auto of = [&](int threads) { return threads >= 1 && size_t(threads) <= k.size() ? k[size_t(threads - 1)] : 1.0; };
+  for (LutLayer& l : r.layers)
+    for (Impl& m : l.impls) {
+      LatencyStats& s = m.latency_ms;
+      const double f = of(m.threads);
+      s.median *= f, s.min *= f, s.p90 *= f;
+    }
+  for (Conversion& c : r.conversions) {
+    const double f = of(std::max(r.formats[size_t(c.from_format)].threads, r.formats[size_t(c.to_format)].threads));
+    c.chain_ms *= f;
+    if (c.direct_ms > 0) c.direct_ms *= f;
+  }
+  r.runtime.input_copy_ms *= of(1);
+  r.runtime.output_copy_ms *= of(1);
+  return r;
+}
+
+}  // namespace lw

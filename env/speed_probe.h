@@ -1,0 +1,55 @@
+/// \file
+/// How fast the device runs right now, and a LUT's figures rescaled to it (issue 16 item 3).
+///
+/// Why: on a shared host (a cloud VM, a laptop that throttles) the same layer runs 5-20 %
+/// faster or slower from one quarter hour to the next. A LUT profiled at one speed then
+/// mispredicts a measurement taken at another, whatever the cost model does: in
+/// results/reference/in-network/run3 the LUT was profiled while the host was ~8 % slower
+/// than during the bench, and its predictions at 2 threads were 3-19 % high before the
+/// model's own error. The probe is a fixed workload the profiler times between layers (the
+/// LUT keeps its median per thread set, RuntimeCosts::speed_ms) and `bench` times between its
+/// rounds; the ratio of the two is the device's drift since profiling, which bench reports
+/// and also predicts with (lut_at_speed).
+#pragma once
+#include <vector>
+
+#include "env/lut.h"
+
+namespace lw {
+
+/// Runs per probe; the probe's figure is their median (one run ~1.2 ms).
+constexpr int kSpeedProbeRuns = 3;
+
+/// The probe on thread set `threads` (1 or 2), ms: on every core of the set at once, each
+/// core runs independent multiply-adds on data in registers (its clock and its share of the
+/// host) and then sums a buffer of its own 8x the size of its L1 + L2 (the bandwidth of
+/// the shared cache and memory); a run lasts until the
+/// slowest core is done. Median of kSpeedProbeRuns runs. 0 when the set has no cores here.
+double probe_speed_ms(int threads);
+
+/// Probe times collected over a profile or a bench run, per thread set.
+class SpeedSamples {
+ public:
+  /// Times the probe once on each of `threads` (thread sets).
+  void sample(const std::vector<int>& threads);
+  /// Adds a figure measured earlier (a resumed profile's checkpoint).
+  void add(int threads, double ms);
+  /// Median per thread set, index threads - 1; 0 for a set never sampled.
+  std::vector<double> medians() const;
+
+ private:
+  std::vector<std::vector<double>> ms_;  // [threads - 1]
+};
+
+/// now / then per thread set (index threads - 1), 1 where either is missing.
+std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms);
+
+/// `lut` as it would have been profiled at the speed `now_ms` (probe medians, index
+/// threads - 1): every implementation's figures and every conversion chain's cost multiplied
+/// by now / then of its thread set (a chain's: the larger of its two formats'), the
+/// executor's copies by thread set 1's. Hand-offs stay: they are wake-up latencies of the
+/// scheduler, not work. The converters' own figures stay too: a bench re-plans no chain.
+/// A LUT without RuntimeCosts::speed_ms comes back unchanged.
+Lut lut_at_speed(const Lut& lut, const std::vector<double>& now_ms);
+
+}  // namespace lw
