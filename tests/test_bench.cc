@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -436,4 +437,11 @@ TEST_CASE("bench predicts at the speed it probes between rounds") {
   CHECK((two[0].speed_ratio_t2 > 0) == (available_thread_set_cpus() > 1));
   CHECK(bench_csv(two).find(",at_speed_ms,speed_ratio_t1,speed_ratio_t2\n") != std::string::npos);
   CHECK(bench_markdown(two, "# t").find("speed probe, now / then") != std::string::npos);
+  std::vector<BenchRow> drift = two;  // the report asks for a new profile past 10 % either way
+  for (double k : {1.05, 0.95, 1.2, 0.85}) {
+    CAPTURE(k);
+    for (BenchRow& r : drift) r.speed_ratio_t1 = k, r.speed_ratio_t2 = 1;
+    CHECK((bench_markdown(drift, "# t").find("more than 10 % off: profile again") != std::string::npos) ==
+          (std::abs(k - 1) > 0.1));
+  }
 }

@@ -153,7 +153,26 @@ TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accu
   CHECK(r.steps_sum_ms > 0);
   CHECK(r.end_to_end.memory.peak_bytes() > 0);
   CHECK(r.end_to_end.accuracy.metric == "fidelity");
+  // The speed probe (env/speed_probe.h): every thread set the profile probed was probed
+  // again; the prediction at that speed scales the LUT's terms by the sets' ratios, so its
+  // ratio to the prediction lies among them (hand-offs, not scaled, pull it towards 1).
+  REQUIRE(f.lut.runtime.has_speed());
+  REQUIRE(r.speed_ratio.size() == f.lut.runtime.speed_ms.size());
+  double lo = 1, hi = 1;
+  for (double k : r.speed_ratio) {
+    CHECK(k > 0);
+    lo = std::min(lo, k), hi = std::max(hi, k);
+  }
+  REQUIRE(r.predicted_at_speed_ms > 0);
+  const double scaled = r.predicted_at_speed_ms / r.end_to_end.predicted_ms;
+  CHECK(scaled >= lo * (1 - 1e-9));
+  CHECK(scaled <= hi * (1 + 1e-9));
+  CHECK(r.gap_at_speed_pct ==
+        doctest::Approx(100 * (r.end_to_end.latency.median - r.predicted_at_speed_ms) / r.predicted_at_speed_ms));
   CHECK(fs::exists(dir + "/replay.json"));
+  std::ifstream in(dir + "/replay.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"speed_now_vs_profile\"") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -55,6 +55,9 @@ const BenchRow* find_label(const Block& b, const std::string& label) {
   return nullptr;
 }
 
+// A speed probe ratio (now / then) more than 10 % from 1: the LUT describes another machine.
+bool drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
+
 std::string speedup(double v) { return v > 0 ? fmt("%.2fx", v) : "-"; }
 
 std::string summary_line(const Block& b) {
@@ -104,7 +107,8 @@ std::string detail_table(const Block& b) {
     if (r->speed_ratio_t1 > 0) {  // the same for every row of the block
       os << "\nThe device during the rounds against the profile (speed probe, now / then; > 1: slower now): 1 thread "
          << fmt("%.3f", r->speed_ratio_t1)
-         << (r->speed_ratio_t2 > 0 ? ", 2 threads " + fmt("%.3f", r->speed_ratio_t2) : std::string()) << "\n";
+         << (r->speed_ratio_t2 > 0 ? ", 2 threads " + fmt("%.3f", r->speed_ratio_t2) : std::string())
+         << (drifted(r->speed_ratio_t1) || drifted(r->speed_ratio_t2) ? "; more than 10 % off: profile again" : "") << "\n";
       break;
     }
   return os.str();

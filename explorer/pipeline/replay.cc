@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "env/cost.h"
+#include "env/speed_probe.h"
 #include "libs/core/files.h"
 #include "explorer/measure/deployment.h"
 #include "libs/ir/network_json.h"
@@ -33,9 +35,10 @@ double cpu_ms_now() {
 // state, the clock reads never inflate the end-to-end figure, and within a block the runs
 // follow each other as in deployment (interleaving single runs would let the two plans evict
 // each other's caches: +85 % on a 0.25 ms network). CPU time tells waiting for a core (other
-// processes on a shared machine) apart from running.
+// processes on a shared machine) apart from running. The speed probe runs before every
+// block, on the thread sets the LUT probed.
 Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
-                  std::unique_ptr<Executor>* stepped, ReplayResult* r) {
+                  std::unique_ptr<Executor>* stepped, ReplayResult* r, SpeedSamples* speed) {
   std::unique_ptr<Executor> plain;
   LW_RETURN_IF_ERROR(ev.plan(names, false, &plain));
   LW_RETURN_IF_ERROR(ev.plan(names, true, stepped));
@@ -44,7 +47,11 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
   std::vector<double> wall, cpu;
   Tensor y;
   const int blocks = std::min(kReplayBlocks, o.runs);
+  std::vector<int> sets;
+  for (size_t k = 0; k < ev.lut().runtime.speed_ms.size(); ++k)
+    if (ev.lut().runtime.speed_ms[k] > 0) sets.push_back(int(k + 1));
   for (int b = 0; b < blocks; ++b) {
+    speed->sample(sets);
     const int n = o.runs / blocks + (b < o.runs % blocks);
     for (int k = 0; k < o.warmup + n; ++k) {
       auto w0 = std::chrono::steady_clock::now();
@@ -99,6 +106,22 @@ std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::s
   return rows;
 }
 
+// The deployment predicted from the LUT rescaled to the speed probed during the replay.
+Status predict_at_speed(const Evaluator& ev, const std::vector<std::string>& names, const SpeedSamples& speed,
+                        ReplayResult* r) {
+  const Lut& lut = ev.lut();
+  if (!lut.runtime.has_speed()) return Status::ok();
+  const std::vector<double> now = speed.medians();
+  const Lut at = lut_at_speed(lut, now);
+  Problem p;
+  LW_RETURN_IF_ERROR(compile_problem(at, &p));
+  r->predicted_at_speed_ms = predict_latency_ms(p, lut_indices(at, names));
+  r->speed_ratio = speed_ratios(lut.runtime.speed_ms, now);
+  const double measured = r->end_to_end.latency.median;
+  if (r->predicted_at_speed_ms > 0) r->gap_at_speed_pct = 100 * (measured - r->predicted_at_speed_ms) / r->predicted_at_speed_ms;
+  return Status::ok();
+}
+
 }  // namespace
 
 Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std::string>& names,
@@ -108,9 +131,11 @@ Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std
   Protocol once{0, 1, 0.0, 1, 1e9};  // accuracy and memory; the timing is done below
   LW_RETURN_IF_ERROR(ev.measure(label, names, &r.end_to_end, &once));
   std::unique_ptr<Executor> ex;
-  LW_RETURN_IF_ERROR(timed_runs(ev, names, o, &ex, &r));
+  SpeedSamples speed;
+  LW_RETURN_IF_ERROR(timed_runs(ev, names, o, &ex, &r, &speed));
   const Measurement& m = r.end_to_end;
   r.gap_pct = m.predicted_ms > 0 ? 100 * (m.latency.median - m.predicted_ms) / m.predicted_ms : 0;
+  LW_RETURN_IF_ERROR(predict_at_speed(ev, names, speed, &r));
   for (double s : r.step_ms) r.steps_sum_ms += s;
   r.layers = breakdown(ev, names, *ex, r.step_ms);
   r.steps = ex->steps();
@@ -132,6 +157,13 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
                      {"p90", m.latency.p90}, {"cv", m.latency.cv}, {"runs", m.latency.runs},
                      {"gap_pct", r.gap_pct}, {"sum_of_step_medians", r.steps_sum_ms},
                      {"process_cpu_median", r.cpu_median_ms}};
+  if (r.predicted_at_speed_ms > 0) {
+    j["latency_ms"]["predicted_at_speed"] = r.predicted_at_speed_ms;
+    j["latency_ms"]["gap_at_speed_pct"] = r.gap_at_speed_pct;
+    json ratio = json::object();
+    for (size_t k = 0; k < r.speed_ratio.size(); ++k) ratio["t" + std::to_string(k + 1)] = r.speed_ratio[k];
+    j["speed_now_vs_profile"] = ratio;
+  }
   j["load_average_1min"] = r.load_average;
   j["memory_bytes"] = {{"predicted", m.predicted_memory_bytes}, {"planned_peak", m.memory.peak_bytes()},
                        {"arena", m.memory.arena_bytes}, {"workspace", m.memory.workspace_bytes},

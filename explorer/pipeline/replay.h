@@ -34,6 +34,12 @@ struct ReplayLayer {
 struct ReplayResult {
   Measurement end_to_end;           // predictions, latency, accuracy, memory
   double gap_pct = 0;               // (measured median - predicted) / predicted, in %
+  /// The prediction at the speed the device ran during the replay (env/speed_probe.h: the
+  /// probe timed before every block against the LUT's; 0 when the LUT has no probe), its gap,
+  /// and now / then per thread set (index threads - 1; > 1: the device is slower than when
+  /// it was profiled).
+  double predicted_at_speed_ms = 0, gap_at_speed_pct = 0;
+  std::vector<double> speed_ratio;
   double steps_sum_ms = 0;          // sum of the per-step medians
   std::vector<ExecStep> steps;      // the executor's steps (conversions included), in run order
   std::vector<double> step_ms;      // per executor step, median

@@ -2,6 +2,7 @@
 
 #include "explorer/measure/baselines.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -70,6 +71,15 @@ std::string summary_markdown(const RunSummary& s) {
     o << "\n**Why the chosen deployment:** " << s.chosen_why << ".\n";
     o << "\nReplay of the chosen deployment (a later run): " << fmt("%.3f ms", s.replay_ms) << ", "
       << fmt("%+.1f %%", s.replay_gap_pct) << " vs the LUT prediction (replay.json has the per-layer breakdown).\n";
+    if (s.replay_speed_t1 > 0)
+      o << "The speed probe took " << fmt("%.2fx", s.replay_speed_t1) << " (1 thread)"
+        << (s.replay_speed_t2 > 0 ? " and " + fmt("%.2fx", s.replay_speed_t2) + " (2 threads)" : std::string())
+        << " its time at profiling (> 1: the device is slower now); at that speed the prediction is off by "
+        << fmt("%+.1f %%", s.replay_gap_at_speed_pct) << "."
+        << (std::abs(s.replay_speed_t1 - 1) > 0.1 || (s.replay_speed_t2 > 0 && std::abs(s.replay_speed_t2 - 1) > 0.1)
+                ? " The device has drifted by more than 10 % since profiling: profile again."
+                : "")
+        << "\n";
   }
   o << "\n## Search\n\n";
   search_table(s, o);

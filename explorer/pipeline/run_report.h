@@ -43,6 +43,9 @@ struct RunSummary {
   std::vector<std::string> chosen;  // implementation per LUT layer
   std::string chosen_why;           // why the filter chose it (explorer/pipeline/choice.h)
   double replay_gap_pct = 0;        // chosen: measured vs predicted latency
+  /// chosen: vs the prediction at the speed probed during the replay, and that speed against
+  /// the profile's (thread set 1 and 2: now / then; 0: no probe in the LUT). env/speed_probe.h
+  double replay_gap_at_speed_pct = 0, replay_speed_t1 = 0, replay_speed_t2 = 0;
   double replay_ms = 0;             // chosen: median of the replay (a later run than the filter's)
   const Lut* lut = nullptr;
 };
