@@ -104,3 +104,24 @@ TEST_CASE("a fresh run started in the same second as another gets its own folder
   CHECK(read_json_file(b.path() + "/config.json") == nlohmann::json{{"x", 2}});
   fs::remove_all(root);
 }
+
+TEST_CASE("resuming picks the newest unfinished run of a config, '-10' after '-9'") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("lw_resume_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string id = "m__greedy__1__20261124-003318";
+  std::vector<std::string> made;
+  for (int k = 0; k < 10; ++k) {  // ten unfinished runs of one config, started in the same second
+    RunDir r;
+    REQUIRE(r.open(root.string(), {{"x", 1}}, id, "a.json", true).is_ok());
+    made.push_back(r.path());
+  }
+  CHECK(made.back() == (root / (id + "-10")).string());
+  RunDir older;  // an earlier second's run sorts before all of them
+  REQUIRE(older.open(root.string(), {{"x", 1}}, "m__greedy__1__20261124-003317", "a.json", true).is_ok());
+  RunDir resumed;
+  REQUIRE(resumed.open(root.string(), {{"x", 1}}, "unused", "a.json", false).is_ok());
+  CHECK(resumed.resumed());
+  CHECK(resumed.path() == made.back());
+  fs::remove_all(root);
+}

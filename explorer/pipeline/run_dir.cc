@@ -20,13 +20,25 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return s;
 }
 
+// A run folder's age: "<...>__<YYYYmmdd-HHMMSS>", then make_new_dir's "-N" for runs started
+// in the same second (N = 1 without one). Compared as numbers: as text "-10" < "-9".
+std::pair<std::string, long> age_of(const std::string& name) {
+  constexpr size_t kStamp = 15;  // YYYYmmdd-HHMMSS
+  const size_t at = name.rfind("__");
+  if (at == std::string::npos || name.size() <= at + 2 + kStamp + 1 || name[at + 2 + kStamp] != '-') return {name, 1};
+  const std::string n = name.substr(at + 2 + kStamp + 1);
+  if (n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return {name, 1};
+  return {name.substr(0, at + 2 + kStamp), std::stol(n)};
+}
+
 std::string find_unfinished(const std::string& root, const std::string& hash) {
   std::error_code ec;
   std::string best;
   for (const auto& e : fs::directory_iterator(root, ec)) {
     json st = read_json_file((e.path() / "run.json").string());
-    if (st.is_object() && st.value("config_hash", "") == hash && !st.value("complete", false))
-      best = std::max(best, e.path().string());  // newest by its timestamped name
+    if (st.is_object() && st.value("config_hash", "") == hash && !st.value("complete", false) &&
+        (best.empty() || age_of(fs::path(best).filename().string()) < age_of(e.path().filename().string())))
+      best = e.path().string();  // the newest
   }
   return best;
 }
