@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli_fixtures.h"
 
 namespace fs = std::filesystem;
@@ -238,4 +240,32 @@ TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut
   CHECK(other.code == 2);
   CHECK(count_lines(other.err) == 1);
   for (const std::string& f : {net, lut, with}) fs::remove(f);
+}
+
+TEST_CASE("lut show prints the speed probe; lut diff tells a slower device from noisier layers") {
+  std::string net = write_temp("spnet.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
+    {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");
+  std::string a = write_temp("sp_a.json", "");
+  REQUIRE(run("profile --model " + net + " --libs native --threads 1 --runs 2 --max-runs 2 --warmup 0 --quiet --out " + a).code == 0);
+  Result shown = run("lut show " + a);
+  REQUIRE(shown.code == 0);
+  CHECK(shown.out.find("speed probe while profiling (env/speed_probe.h): 1 thread(s) ") != std::string::npos);
+  // b: the same profile on a device twice as slow (every figure and the probe doubled).
+  nlohmann::json j = nlohmann::json::parse(slurp(a));
+  REQUIRE(j["runtime"]["speed_ms"].contains("t1"));
+  j["runtime"]["speed_ms"]["t1"] = 2 * j["runtime"]["speed_ms"]["t1"].get<double>();
+  for (auto& layer : j["layers"])
+    for (auto& impl : layer["impls"]) impl["latency_ms"]["median"] = 2 * impl["latency_ms"]["median"].get<double>();
+  std::string b = write_temp("sp_b.json", j.dump());
+  Result d = run("lut diff " + a + " " + b);
+  REQUIRE_MESSAGE(d.code == 0, d.err);
+  CHECK(d.out.find("median 100.0 %") != std::string::npos);
+  CHECK(d.out.find("speed probe b / a: 2.000 (1 thread(s))") != std::string::npos);
+  CHECK(d.out.find("with b brought to a's speed: median 0.0 %") != std::string::npos);
+  j["runtime"].erase("speed_ms");  // a LUT from before the probe: said, not guessed
+  std::string old = write_temp("sp_old.json", j.dump());
+  d = run("lut diff " + a + " " + old);
+  REQUIRE(d.code == 0);
+  CHECK(d.out.find("no speed probe in b") != std::string::npos);
+  for (const std::string& f : {net, a, b, old}) fs::remove(f);
 }

@@ -5,6 +5,7 @@
 
 #include "env/lut.h"
 #include "env/runtime_costs.h"
+#include "env/speed_probe.h"
 #include "explorer/cli/cli.h"
 
 namespace lw::cli {
@@ -38,11 +39,15 @@ void show(const Lut& lut) {
   std::printf("runtime: input copy %.4f ms, output copy %.4f ms%s\n", lut.runtime.input_copy_ms,
               lut.runtime.output_copy_ms, lut.runtime.measured() ? "" : " (not measured: charged as 0)");
   std::printf("thread-pool hand-offs (ms): %s", handoffs_table(lut.runtime).c_str());
+  std::printf("speed probe while profiling (env/speed_probe.h):");
+  for (size_t t = 0; t < lut.runtime.speed_ms.size(); ++t)
+    if (lut.runtime.speed_ms[t] > 0) std::printf(" %zu thread(s) %.4f ms", t + 1, lut.runtime.speed_ms[t]);
+  std::printf("%s\n", lut.runtime.has_speed() ? "" : " none (a LUT from before the probe)");
 }
 
 // Measurement noise between two LUTs of the same model: relative difference of every
 // implementation's median that both measured as ok (layers matched by name, impls by name).
-void diff(const Lut& a, const Lut& b) {
+std::vector<double> differences(const Lut& a, const Lut& b) {
   std::vector<double> rel;
   for (size_t i = 1; i < std::min(a.layers.size(), b.layers.size()); ++i) {
     if (a.layers[i].name != b.layers[i].name) throw UsageError("the LUTs describe different networks");
@@ -53,9 +58,30 @@ void diff(const Lut& a, const Lut& b) {
   }
   if (rel.empty()) throw UsageError("no implementation measured in both LUTs");
   std::sort(rel.begin(), rel.end());
+  return rel;
+}
+
+void print_quantiles(const std::vector<double>& rel) {
   auto q = [&](double f) { return 100 * rel[std::min(rel.size() - 1, size_t(f * rel.size()))]; };
-  std::printf("%zu implementation medians in both LUTs; relative difference |a-b|/min(a,b):\n", rel.size());
   std::printf("median %.1f %%, p75 %.1f %%, p90 %.1f %%, max %.1f %%\n", q(0.5), q(0.75), q(0.9), 100 * rel.back());
+}
+
+// With the speed probe in both LUTs, also the difference once b is brought to a's device
+// speed: what remains is the layers' own noise, not the host's drift between the profiles.
+void diff(const Lut& a, const Lut& b) {
+  const std::vector<double> rel = differences(a, b);
+  std::printf("%zu implementation medians in both LUTs; relative difference |a-b|/min(a,b):\n", rel.size());
+  print_quantiles(rel);
+  if (!a.runtime.has_speed() || !b.runtime.has_speed()) {
+    std::printf("(no speed probe in %s: the device's drift between the profiles is not told apart)\n",
+                a.runtime.has_speed() ? "b" : "a");
+    return;
+  }
+  const std::vector<double> k = speed_ratios(a.runtime.speed_ms, b.runtime.speed_ms);
+  std::printf("speed probe b / a:");
+  for (size_t t = 0; t < k.size(); ++t) std::printf(" %.3f (%zu thread(s))", k[t], t + 1);
+  std::printf("\nwith b brought to a's speed: ");
+  print_quantiles(differences(a, lut_at_speed(b, a.runtime.speed_ms)));
 }
 
 int run_lut(const std::vector<std::string>& argv) {
@@ -80,11 +106,13 @@ int run_lut(const std::vector<std::string>& argv) {
 Registrar reg({"lut", "inspect a lookup table (lut show | lut diff)",
                "usage: layerwise lut show <lut.json>\n       layerwise lut diff <a.json> <b.json>\n\n"
                "diff: the measurement noise between two profiles of the same model (median, p75, p90\n"
-               "and max relative difference of the implementation medians both measured).\n\n"
+               "and max relative difference of the implementation medians both measured); with the\n"
+               "speed probe in both, also the device's speed ratio and the difference once b is\n"
+               "rescaled to a's speed (what the layers differ by beyond the host's drift).\n\n"
                "show: "
                "Per layer: the number of usable implementations, the fastest one and its median\n"
                "latency, how much slower the slowest usable one is, and the fastest one's memory\n"
-               "(packed weights + workspace + output).\n",
+               "(packed weights + workspace + output); then the runtime costs and the speed probe.\n",
                run_lut});
 
 }  // namespace
