@@ -97,6 +97,8 @@ std::vector<double> SpeedSamples::medians() const {
   return m;
 }
 
+bool speed_drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
+
 std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms) {
   std::vector<double> r(std::max(then_ms.size(), now_ms.size()), 1.0);
   for (size_t t = 0; t < r.size(); ++t)

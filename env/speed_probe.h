@@ -41,6 +41,11 @@ class SpeedSamples {
   std::vector<std::vector<double>> ms_;  // [threads - 1]
 };
 
+/// A probe ratio (now / then) more than 10 % off either way (above 1.1 or below 1 / 1.1): the
+/// LUT describes another machine than the one measuring now, so bench and the run's summary
+/// ask for a new profile. 0 (not probed) never is.
+bool speed_drifted(double ratio);
+
 /// now / then per thread set (index threads - 1), 1 where either is missing.
 std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms);
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "env/speed_probe.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 
@@ -55,9 +56,6 @@ const BenchRow* find_label(const Block& b, const std::string& label) {
   return nullptr;
 }
 
-// A speed probe ratio (now / then) more than 10 % from 1: the LUT describes another machine.
-bool drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
-
 std::string speedup(double v) { return v > 0 ? fmt("%.2fx", v) : "-"; }
 
 std::string summary_line(const Block& b) {
@@ -108,7 +106,7 @@ std::string detail_table(const Block& b) {
       os << "\nThe device during the rounds against the profile (speed probe, now / then; > 1: slower now): 1 thread "
          << fmt("%.3f", r->speed_ratio_t1)
          << (r->speed_ratio_t2 > 0 ? ", 2 threads " + fmt("%.3f", r->speed_ratio_t2) : std::string())
-         << (drifted(r->speed_ratio_t1) || drifted(r->speed_ratio_t2) ? "; more than 10 % off: profile again" : "") << "\n";
+         << (speed_drifted(r->speed_ratio_t1) || speed_drifted(r->speed_ratio_t2) ? "; more than 10 % off: profile again" : "") << "\n";
       break;
     }
   return os.str();

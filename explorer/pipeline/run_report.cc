@@ -1,8 +1,8 @@
 #include "explorer/pipeline/run_report.h"
 
+#include "env/speed_probe.h"
 #include "explorer/measure/baselines.h"
 
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -76,7 +76,7 @@ std::string summary_markdown(const RunSummary& s) {
         << (s.replay_speed_t2 > 0 ? " and " + fmt("%.2fx", s.replay_speed_t2) + " (2 threads)" : std::string())
         << " its time at profiling (> 1: the device is slower now); at that speed the prediction is off by "
         << fmt("%+.1f %%", s.replay_gap_at_speed_pct) << "."
-        << (std::abs(s.replay_speed_t1 - 1) > 0.1 || (s.replay_speed_t2 > 0 && std::abs(s.replay_speed_t2 - 1) > 0.1)
+        << (speed_drifted(s.replay_speed_t1) || speed_drifted(s.replay_speed_t2)
                 ? " The device has drifted by more than 10 % since profiling: profile again."
                 : "")
         << "\n";
