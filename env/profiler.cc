@@ -306,7 +306,7 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
   }
   Layer fused_layer = runtime_fusion_layer(layer, fuse);
   std::vector<QuantParams> in_q;
-  for (size_t k = 0; k < in.size(); ++k)  // (the residual, last, is in the output's quantisation)
+  for (size_t k = 0; k < in.size(); ++k)  // (the residual, last: its zero point goes into the bias)
     in_q.push_back(timing_quant(o_.protocol, k < layer.inputs.size() && non_negative_[size_t(layer.inputs[k])]));
   PrimitiveArgs args{d, &fused_layer, in, in_q, timing_quant(o_.protocol, true)};
   Status s = time_primitive(args, look, &impl);

@@ -15,6 +15,7 @@
 #include "libs/exec/backends.h"
 #include "libs/exec/executor.h"
 #include "libs/onednn/onednn.h"
+#include "libs/quant/quant.h"
 #include "libs/ref/reference.h"
 #include "libs/zoo/zoo_builder.h"
 #include "tests/testers/conv_tester.h"
@@ -78,7 +79,7 @@ TEST_CASE("onednn conv + residual add (+ relu): every fused conv on awkward shap
   const auto shapes = conv_shapes(8, 31, false);
   int checked = 0;
   for (const ImplDesc& d : descriptors(onednn_registry(), Library::kOnednn, LayerKind::kConv2d)) {
-    if (!d.fused_activation) continue;
+    if (!d.fused_activation || d.dtype_in == DType::kI8) continue;  // int8: the next case
     int ran = 0, plain = 0;
     for (size_t k = 0; k < shapes.size(); ++k) {
       Layer conv = shapes[k].layer();
@@ -107,14 +108,97 @@ TEST_CASE("onednn conv + residual add (+ relu): every fused conv on awkward shap
       ++ran;
     }
     INFO(d.name(), " ran ", ran, " of ", shapes.size(), "; without the residual ", plain);
-    // int8 (the residual's own scale is not modelled) and NCHW -> blocked are refused; every
-    // other form adds the residual wherever the plain conv runs.
-    if (d.dtype_in == DType::kI8 || d.layout_in != d.layout_out) {
+    // NCHW -> blocked is refused; every other form adds the residual wherever the plain conv
+    // runs.
+    if (d.layout_in != d.layout_out) {
       CHECK(ran == 0);
     } else {
       CHECK(ran == plain);
       checked += ran;
     }
+  }
+  CHECK(checked > 0);
+}
+
+namespace {
+
+// One int8 case: the input, the residual (in its own quantisation) and the output
+// quantisation of the f32 conv + residual on their dequantised values, as calibration
+// would choose them.
+struct Int8Case {
+  Tensor xq, rq;  // NCHW int8
+  QuantParams out_q;
+  Tensor want;  // reference_conv_int8 with the residual, NCHW int8
+};
+
+Int8Case int8_case(const Layer& conv, const Shape& in, const Shape& out, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Int8Case c;
+  // A relu's output (zero point -128, read as u8) for every other seed.
+  const float lo = seed % 2 ? 0.f : -1.f;
+  c.xq = quantize_tensor(random_tensor(in, rng, lo, 1.f), choose_quant_params(lo, 1.f));
+  c.rq = quantize_tensor(random_tensor(out, rng, -1.5f, 2.f), choose_quant_params(-1.5f, 2.f));
+  const Tensor f = reference_conv_add(conv, conv.fused_activation, dequantize_tensor(c.xq), dequantize_tensor(c.rq));
+  float mn = 0, mx = 0;
+  for (int64_t i = 0; i < f.shape().elements(); ++i) mn = std::min(mn, f.f32()[i]), mx = std::max(mx, f.f32()[i]);
+  c.out_q = choose_quant_params(mn, mx);
+  REQUIRE(reference_conv_int8(conv, quantize_weights_per_channel(conv.weights, conv.out_channels), c.xq, c.out_q, &c.want,
+                              &c.rq).is_ok());
+  return c;
+}
+
+// Runs int8 `d` on the case with the output over the residual and into a separate buffer;
+// the worst error in quantisation steps, or -1 when unsupported.
+double run_int8_residual(const ImplDesc& d, const Layer& conv, const Int8Case& c) {
+  const std::vector<Shape> shapes = {c.xq.shape(), c.rq.shape()};
+  if (!onednn_registry().supports(d, conv, shapes).is_ok()) return -1;
+  std::unique_ptr<Primitive> p;
+  Status s = onednn_registry().create({d, &conv, shapes, {c.xq.quant(), c.rq.quant()}, c.out_q}, &p);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  REQUIRE(p->accumulate_input() == 1);
+  const Tensor x = to_layout(c.xq, d.layout_in);
+  std::vector<uint8_t> ws(p->workspace_bytes() + 64, 0xff);
+  double worst = 0;
+  for (bool in_place : {true, false}) {
+    Tensor res = to_layout(c.rq, d.layout_out);
+    Tensor out = Tensor::create(p->output_shape(), DType::kI8, d.layout_out);
+    std::memset(out.data(), 0x7f, out.bytes());
+    REQUIRE(p->setup({x.data(), res.data()}, in_place ? res.data() : out.data(), ws.data()).is_ok());
+    REQUIRE(p->run().is_ok());
+    Tensor got = in_place ? res : out;
+    got.set_quant(c.out_q);
+    worst = std::max(worst, output_error(got, c.want));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("onednn int8 conv + residual add (+ relu): within one step of the int8 reference, in place and copied") {
+  // The residual in its own quantisation, the output in the add's: the sum post-op scales
+  // the residual by s_res / s_out and the bias carries its zero point (dnnl_conv.cc).
+  const auto shapes = conv_shapes(8, 41, false);
+  int checked = 0;
+  for (const ImplDesc& d : descriptors(onednn_registry(), Library::kOnednn, LayerKind::kConv2d)) {
+    if (!d.fused_activation || d.dtype_in != DType::kI8) continue;
+    int ran = 0, plain = 0;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      Layer conv = shapes[k].layer();
+      conv.fused_activation = k % 2 ? LayerKind::kRelu : LayerKind::kInput;
+      const Shape in = shapes[k].input_shape();
+      Shape out;
+      REQUIRE(infer_layer_shape(conv, {in}, &out).is_ok());
+      plain += onednn_registry().supports(d, conv, {in}).is_ok();
+      conv.fused_residual = true;
+      const double e = run_int8_residual(d, conv, int8_case(conv, in, out, k));
+      INFO(d.name(), " on ", shapes[k].describe(), " (as ", to_string(conv.fused_activation), " + residual) error ", e, " steps");
+      if (e < 0) continue;
+      CHECK(e <= kInt8Tolerance);
+      ++ran;
+    }
+    INFO(d.name(), " ran ", ran, " of ", shapes.size(), "; without the residual ", plain);
+    CHECK(ran == plain);  // the residual form runs wherever the plain int8 conv runs
+    checked += ran;
   }
   CHECK(checked > 0);
 }

@@ -103,6 +103,39 @@ TEST_CASE("int8 reference clamps to the fused activation") {
   CHECK(reference_conv_int8(l, quantize_weights_per_tensor(l.weights), xq, out_q, &y).code() == StatusCode::kUnsupported);
 }
 
+TEST_CASE("int8 reference with a residual: its real value added before rounding, the activation after") {
+  ConvTester t;
+  Layer l = t.layer();
+  std::mt19937_64 rng(2);
+  Tensor xq = quantize_tensor(random_tensor(t.input_shape(), rng), choose_quant_params(-1.f, 1.f));
+  const QuantizedWeights w = quantize_weights_per_tensor(l.weights);
+  Shape os;
+  REQUIRE(infer_layer_shape(l, {t.input_shape()}, &os).is_ok());
+  const QuantParams out_q = choose_quant_params(-6.f, 6.f), rq = choose_quant_params(-2.f, 3.f);
+  Tensor plain, with;
+  REQUIRE(reference_conv_int8(l, w, xq, out_q, &plain).is_ok());
+  // A residual of real zero (every value its zero point) changes nothing.
+  Tensor r = Tensor::create(os, DType::kI8, Layout::kNCHW);
+  r.set_quant(rq);
+  std::fill(r.i8(), r.i8() + os.elements(), int8_t(rq.zero_point));
+  REQUIRE(reference_conv_int8(l, w, xq, out_q, &with, &r).is_ok());
+  CHECK(std::equal(plain.i8(), plain.i8() + os.elements(), with.i8()));
+  // Zero weights and bias: the output is the residual requantised, then relu'd.
+  std::fill(l.weights.begin(), l.weights.end(), 0.f);
+  std::fill(l.bias.begin(), l.bias.end(), 0.f);
+  l.fused_activation = LayerKind::kRelu;
+  for (int64_t i = 0; i < os.elements(); ++i) r.i8()[i] = int8_t(int(i % 256) - 128);
+  REQUIRE(reference_conv_int8(l, quantize_weights_per_tensor(l.weights), xq, out_q, &with, &r).is_ok());
+  for (int64_t i = 0; i < os.elements(); ++i) {
+    INFO("element ", i, " residual ", int(r.i8()[i]));
+    // (float vs double scale ratios may round a tie the other way: one step)
+    CHECK(std::abs(int(with.i8()[i]) - int(quantize_value(std::max(0.f, dequantize_value(r.i8()[i], rq)), out_q))) <= 1);
+  }
+  // A residual of another shape is refused.
+  Tensor small = Tensor::create({1, 1, 1, 1}, DType::kI8, Layout::kNCHW);
+  CHECK(reference_conv_int8(l, w, xq, out_q, &with, &small).code() == StatusCode::kInvalidArgument);
+}
+
 namespace {
 
 // input 1x3x6x6 -> 3x3 conv to 4 channels -> relu.

@@ -127,10 +127,12 @@ class Planner {
     // A conv that absorbed a relu / relu6 writes the relu's tensor, so it takes the relu's
     // quantisation, [0, max]: the conv's own [min, max] left the int8 values below zero
     // unused and gave the consumers a zero point other than -128 (oneDNN reads -128 as u8).
-    // (Taking an absorbed hardswish's or add's the same way lowered MobileNetV3-Large's
-    // opt-int8 from 21.2 to 15.4 dB, not yet understood: those keep the conv's.)
+    // One that absorbed a residual add writes the add's tensor (conv + residual), whose
+    // range the conv's own need not cover. (Taking an absorbed hardswish's the same way
+    // lowered MobileNetV3-Large's opt-int8 from 21.2 to 15.4 dB, not yet understood: it
+    // keeps the conv's.)
     const bool clamp = f.activation == LayerKind::kRelu || f.activation == LayerKind::kRelu6;
-    const int written = f.activation_layer >= 0 && clamp ? f.activation_layer : i;
+    const int written = f.activation_layer >= 0 && clamp ? f.activation_layer : f.add >= 0 ? f.add : i;
     PrimitiveArgs args{d, nullptr, {}, {}, quant_of(written)};
     for (int p : l.inputs) {
       int v;
@@ -152,7 +154,7 @@ class Planner {
     args.layer = &fused;
     std::unique_ptr<Primitive> prim;
     LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
-    x_.values.push_back({prim->output_shape(), output_format(d), i, quant_of(written)});
+    x_.values.push_back({prim->output_shape(), output_format(d), i, args.out_quant});
     int v = int(x_.values.size()) - 1;
     add_step(std::move(prim), in, v, i, false, d.threads > 1 ? int(thread_pool_of(d.library, d.threads)) : -1);
     native_[i] = v;

@@ -37,18 +37,28 @@ Status append_activation(LayerKind act, DType dtype, QuantParams out_q, dnnl::po
 
 bool is_conv(const Layer& l) { return l.kind == LayerKind::kConv2d; }
 
+// int8 quantisation of a layer: its input, output and (an absorbed add) residual, and the
+// per-channel weight scales.
+struct Quants {
+  QuantParams in, out, residual;
+  std::vector<float> w_scales;
+};
+
 // Attributes: scratchpad, fused activation, and for int8 the per-channel output scales
 // in_scale * w_scale[k] / out_scale and the activation zero points.
-Status make_attr(const ImplDesc& d, const Layer& l, QuantParams in_q, QuantParams out_q, const std::vector<float>& w_scales,
-                 bool u8_src, dnnl::primitive_attr* attr) {
+Status make_attr(const ImplDesc& d, const Layer& l, const Quants& q, bool u8_src, dnnl::primitive_attr* attr) {
   *attr = user_scratchpad_attr();
   dnnl::post_ops po;
-  if (l.fused_residual) po.append_sum(1.f);  // dst = conv + dst: the residual placed in dst
-  LW_RETURN_IF_ERROR(append_activation(l.fused_activation, d.dtype_in, out_q, &po));
+  // dst = conv + scale * dst: the residual placed in dst. int8 works in output units (real /
+  // out_scale), so the residual's int8 values are scaled by s_res / s_out; its zero point
+  // is folded into the bias (Weighted::make), which any int8 kernel takes.
+  if (l.fused_residual) po.append_sum(d.dtype_in == DType::kI8 ? q.residual.scale / q.out.scale : 1.f);
+  LW_RETURN_IF_ERROR(append_activation(l.fused_activation, d.dtype_in, q.out, &po));
   attr->set_post_ops(po);
   if (d.dtype_in != DType::kI8) return Status::ok();
-  std::vector<float> scales(w_scales.size());
-  for (size_t k = 0; k < scales.size(); ++k) scales[k] = in_q.scale * w_scales[k] / out_q.scale;
+  const QuantParams in_q = q.in, out_q = q.out;
+  std::vector<float> scales(q.w_scales.size());
+  for (size_t k = 0; k < scales.size(); ++k) scales[k] = in_q.scale * q.w_scales[k] / out_q.scale;
   attr->set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
   // oneDNN 2.6's inner product takes no zero points: Weighted::make folds them into its bias.
   if (!is_conv(l)) return Status::ok();
@@ -74,12 +84,12 @@ struct Made {
 
 // The primitive descriptor for this layer and implementation; the weights in the format
 // `weights` when given, else in the one the primitive picks.
-Status make_pd_as(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
-                  const std::vector<float>& w_scales, bool u8_src, Made* m, const dnnl::memory::desc* weights) {
+Status make_pd_as(const ImplDesc& d, const Layer& l, const Shape& in, const Quants& q, bool u8_src, Made* m,
+                  const dnnl::memory::desc* weights) {
   Shape out;
   LW_RETURN_IF_ERROR(infer_layer_shape(l, {in}, &out));
   dnnl::primitive_attr attr;
-  LW_RETURN_IF_ERROR(make_attr(d, l, in_q, out_q, w_scales, u8_src, &attr));
+  LW_RETURN_IF_ERROR(make_attr(d, l, q, u8_src, &attr));
   const dt wt = d.dtype_in == DType::kBF16 ? dt::bf16 : d.dtype_in == DType::kI8 ? dt::s8 : dt::f32;
   m->u8_src = u8_src;
   m->src = act_md(in, d.dtype_in, d.layout_in);
@@ -108,12 +118,12 @@ Status make_pd_as(const ImplDesc& d, const Layer& l, const Shape& in, QuantParam
 // VNNI multiplies u8 x s8 natively and oneDNN drops its source zero-point compensation
 // (tests/bench_onednn_u8: 1.04x ... 1.5x per conv here, far more than the flip costs). A
 // conv takes it as u8 where oneDNN has a kernel for that, else as s8.
-Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, QuantParams in_q, QuantParams out_q,
-               const std::vector<float>& w_scales, Made* m, const dnnl::memory::desc* weights = nullptr) {
-  if (d.dtype_in == DType::kI8 && is_conv(l) && in_q.zero_point == kInt8Min &&
-      guard(StatusCode::kUnsupported, [&] { return make_pd_as(d, l, in, in_q, out_q, w_scales, true, m, weights); }).is_ok())
+Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, const Quants& q, Made* m,
+               const dnnl::memory::desc* weights = nullptr) {
+  if (d.dtype_in == DType::kI8 && is_conv(l) && q.in.zero_point == kInt8Min &&
+      guard(StatusCode::kUnsupported, [&] { return make_pd_as(d, l, in, q, true, m, weights); }).is_ok())
     return Status::ok();
-  return make_pd_as(d, l, in, in_q, out_q, w_scales, false, m, weights);
+  return make_pd_as(d, l, in, q, false, m, weights);
 }
 
 // A conv that absorbed a residual add takes the residual as its second input, in the
@@ -123,8 +133,6 @@ Status check_residual(const ImplDesc& d, const Layer& l, const std::vector<Shape
   Shape out;
   LW_RETURN_IF_ERROR(infer_layer_shape(l, {in[0]}, &out));
   if (in[1] != out) return invalid_argument("the residual must have the output's shape");
-  // int8: the sum would need the residual's own scale and zero point (not modelled yet).
-  if (d.dtype_in == DType::kI8) return unsupported("int8 with a residual add");
   if (d.layout_in != d.layout_out) return unsupported("a residual add with the input and output in different layouts");
   // What the registry fuses after an absorbed add is a relu (ResNet) or nothing (MobileNets).
   if (l.fused_activation != LayerKind::kInput && l.fused_activation != LayerKind::kRelu)
@@ -140,6 +148,13 @@ Status check_impl(const ImplDesc& d, const Layer& l, const std::vector<Shape>& i
   if (d.dtype_in != d.dtype_out) return unsupported("input and output dtype must agree");
   if (int64_t(l.weights.size()) != weight_count(l, in)) return invalid_argument("wrong number of weights");
   return Status::ok();
+}
+
+// An int8 conv's residual zero point as bias: + (s_res / s_out) (r - zp_res) in output units
+// is + (s_res / s_out) r - s_res zp_res / (s_in w_scale[k]) in accumulator units.
+void fold_residual_zero_point(const Quants& q, std::vector<float>* bias) {
+  for (size_t k = 0; k < bias->size(); ++k)
+    (*bias)[k] = float(double((*bias)[k]) - double(q.residual.scale) * q.residual.zero_point / (double(q.in.scale) * q.w_scales[k]));
 }
 
 // Inner product without zero-point attributes: sum (x - zp_in) w = sum x w - zp_in sum w
@@ -158,11 +173,13 @@ void fold_zero_points(const QuantizedWeights& qw, QuantParams in_q, QuantParams 
 class Weighted : public DnnlPrim {
  public:
   explicit Weighted(const PrimitiveArgs& a)
-      : DnnlPrim(a.desc.name(), a.desc.threads), desc_(a.desc), layer_(*a.layer), out_q_(a.out_quant) {
+      : DnnlPrim(a.desc.name(), a.desc.threads), desc_(a.desc), layer_(*a.layer) {
     // Geometry for remake; the weights are packed by make. oneDNN cannot reorder out of its
     // Winograd weights format, so a Winograd conv keeps its plain weights to repack them.
     if (a.desc.algorithm != Algorithm::kWinograd) release_weights(layer_);
-    if (!a.in_quant.empty()) in_q_ = a.in_quant[0];
+    q_.out = a.out_quant;
+    if (!a.in_quant.empty()) q_.in = a.in_quant[0];
+    if (a.in_quant.size() > 1) q_.residual = a.in_quant[1];
     residual_ = layer_.fused_residual;
   }
 
@@ -187,15 +204,16 @@ class Weighted : public DnnlPrim {
     const bool int8 = a.desc.dtype_in == DType::kI8;
     QuantizedWeights qw;
     if (int8) qw = quantize_weights_per_channel(l.weights, l.out_channels);
-    w_scales_ = qw.scales;
+    q_.w_scales = qw.scales;
     Made m;
-    LW_RETURN_IF_ERROR(make_pd(a.desc, l, in, in_q_, out_q_, w_scales_, &m));
+    LW_RETURN_IF_ERROR(make_pd(a.desc, l, in, q_, &m));
     // int8 bias in accumulator units (in_scale * w_scale), added before the output scale.
     std::vector<float> bias(size_t(l.out_channels), 0.f);
     if (int8) {
-      std::vector<int32_t> bq = quantize_bias(l.bias, l.out_channels, in_q_.scale, qw);
+      std::vector<int32_t> bq = quantize_bias(l.bias, l.out_channels, q_.in.scale, qw);
       for (size_t k = 0; k < bias.size(); ++k) bias[k] = float(bq[k]);
-      if (!is_conv(l)) fold_zero_points(qw, in_q_, out_q_, &bias);
+      if (!is_conv(l)) fold_zero_points(qw, q_.in, q_.out, &bias);
+      if (residual_) fold_residual_zero_point(q_, &bias);
     } else if (!l.bias.empty()) {
       bias = l.bias;
     }
@@ -217,15 +235,15 @@ class Weighted : public DnnlPrim {
       return invalid_argument("fully-connected weights fix the input's C x H x W");
     Made m;
     if (desc_.algorithm == Algorithm::kWinograd) {  // f32 only: repack the kept plain weights
-      LW_RETURN_IF_ERROR(make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m));
+      LW_RETURN_IF_ERROR(make_pd(desc_, layer_, in[0], q_, &m));
       add_constant(DNNL_ARG_WEIGHTS, packed(layer_.weights.data(), m.user_w, m.pd.weights_desc(0)));
       return bind(m, in);
     }
     const dnnl::memory::desc packed_md = constant(DNNL_ARG_WEIGHTS).get_desc();
     Status s = guard(StatusCode::kUnsupported,
-                     [&] { return make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m, &packed_md); });
+                     [&] { return make_pd(desc_, layer_, in[0], q_, &m, &packed_md); });
     if (!s.is_ok()) {
-      LW_RETURN_IF_ERROR(make_pd(desc_, layer_, in[0], in_q_, out_q_, w_scales_, &m));
+      LW_RETURN_IF_ERROR(make_pd(desc_, layer_, in[0], q_, &m));
       if (m.pd.weights_desc(0) != packed_md) {
         dnnl::memory from = constant(DNNL_ARG_WEIGHTS), to(m.pd.weights_desc(0), engine());
         dnnl::reorder(from, to).execute(stream(), from, to);
@@ -250,8 +268,7 @@ class Weighted : public DnnlPrim {
   ImplDesc desc_;
   Layer layer_;
   Shape created_for_;
-  QuantParams in_q_, out_q_;
-  std::vector<float> w_scales_;
+  Quants q_;
   bool residual_ = false;
   const void* residual_src_ = nullptr;
   void* out_ = nullptr;
@@ -260,6 +277,9 @@ class Weighted : public DnnlPrim {
 // Stand-in quantisation for support checks: a non-zero zero point, so that a kernel that
 // cannot take one is found out here rather than at create.
 constexpr QuantParams kProbeQuant{0.05f, 3};
+Quants probe_quants(const Layer& l) {
+  return {kProbeQuant, kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f)};
+}
 
 }  // namespace
 
@@ -270,7 +290,7 @@ Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>
     return unsupported("oneDNN's Winograd is for dense 3x3 stride-1 convolutions");
   Status s = guard(StatusCode::kUnsupported, [&] {
     Made m;
-    return make_pd(d, l, in[0], kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f), &m);
+    return make_pd(d, l, in[0], probe_quants(l), &m);
   });
   if (!s.is_ok() && d.algorithm == Algorithm::kWinograd) return unsupported("no oneDNN Winograd kernel here: " + s.message());
   return s;
@@ -282,7 +302,7 @@ Status supports_fc(const ImplDesc& d, const Layer& l, const std::vector<Shape>& 
   if (l.fused_activation != LayerKind::kInput) return unsupported("fully-connected with a fused activation");
   return guard(StatusCode::kUnsupported, [&] {
     Made m;
-    return make_pd(d, l, in[0], kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f), &m);
+    return make_pd(d, l, in[0], probe_quants(l), &m);
   });
 }
 

@@ -4,14 +4,16 @@
 /// fully-connected in f32, bf16 and int8 (s8 activations with zero points, per-channel s8
 /// weights, requantisation by output scales inside the primitive); max / average /
 /// global-average pooling, relu / relu6 / hardswish / sigmoid, add / mul and concat in f32
-/// and bf16. Every layout of the design space, blocked nChw16c / nChw8c included; a conv
-/// may also read NCHW and write a blocked layout (the first layer's best form).
+/// and bf16. Every layout of the
+/// design space, blocked nChw16c / nChw8c included; a conv may also read NCHW and write a
+/// blocked layout (the first layer's best form).
 /// Primitive descriptors, JIT kernels and weight reorders (into the format the primitive
 /// picks with format_tag::any) are made in the factory; run() only executes. The
 /// scratchpad is user-managed and reported as the workspace. `fused` convs apply the
 /// following activation as an eltwise post-op, or compute the residual add after them (and
-/// its activation) by accumulating into the residual with a sum post-op (f32 and bf16). Implementations this CPU cannot run (bf16
-/// without AVX512-BF16 or AMX) or for which oneDNN has only its reference kernel are
+/// its activation) by accumulating into the residual with a sum post-op (int8: scaled by the
+/// residual's scale over the output's, its zero point in the bias). Implementations this CPU
+/// cannot run (bf16 without AVX512-BF16 or AMX) or for which oneDNN has only its reference kernel are
 /// `unsupported` with the reason. Thread sets: the OpenMP team oneDNN was built with,
 /// 1 or 2 threads, its worker pinned to the second CPU.
 #pragma once

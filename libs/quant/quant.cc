@@ -149,9 +149,10 @@ Status activation_bounds_int8(LayerKind act, QuantParams out, int8_t* lo, int8_t
 
 namespace {
 
-// Requantises one int32 accumulator of output channel k.
-int8_t requantize(int64_t acc, double multiplier, QuantParams out_q, int8_t lo, int8_t hi) {
-  double v = std::nearbyint(double(acc) * multiplier) + out_q.zero_point;
+// Requantises one int32 accumulator of output channel k; `plus` is added in output units
+// before rounding (an absorbed residual).
+int8_t requantize(int64_t acc, double multiplier, QuantParams out_q, int8_t lo, int8_t hi, double plus = 0) {
+  double v = std::nearbyint(double(acc) * multiplier + plus) + out_q.zero_point;
   return int8_t(std::clamp(v, double(lo), double(hi)));
 }
 
@@ -181,10 +182,15 @@ Status begin_int8_reference(const Layer& l, const QuantizedWeights& w, const Ten
 
 }  // namespace
 
-Status reference_conv_int8(const Layer& l, const QuantizedWeights& w, const Tensor& x, QuantParams out_q, Tensor* out) {
+Status reference_conv_int8(const Layer& l, const QuantizedWeights& w, const Tensor& x, QuantParams out_q, Tensor* out,
+                           const Tensor* residual) {
   Int8Setup s;
   LW_RETURN_IF_ERROR(begin_int8_reference(l, w, x, out_q, out, &s));
   const Shape& os = out->shape();
+  if (residual && (residual->dtype() != DType::kI8 || residual->layout() != Layout::kNCHW || residual->shape() != os))
+    return invalid_argument("failed to run int8 reference " + l.name + ": the residual must be NCHW int8 of the output's shape");
+  const QuantParams rq = residual ? residual->quant() : QuantParams{};
+  const double res_mult = double(rq.scale) / out_q.scale;
   const Shape& is = x.shape();
   const Window& win = l.window;
   const int cin_g = is.c / l.groups, cout_g = os.c / l.groups;
@@ -206,7 +212,9 @@ Status reference_conv_int8(const Layer& l, const QuantizedWeights& w, const Tens
                 acc += int64_t(wq) * (int32_t(x.i8()[x.offset(n, g * cin_g + ic, ih, iw)]) - s.in_q.zero_point);
               }
             }
-          out->i8()[out->offset(n, oc, oh, ow)] = requantize(acc, mult, out_q, s.lo, s.hi);
+          const int64_t at = out->offset(n, oc, oh, ow);
+          const double plus = residual ? res_mult * (int32_t(residual->i8()[at]) - rq.zero_point) : 0.0;
+          out->i8()[at] = requantize(acc, mult, out_q, s.lo, s.hi, plus);
         }
     }
   return Status::ok();

@@ -65,9 +65,12 @@ Status activation_bounds_int8(LayerKind act, QuantParams out, int8_t* lo, int8_t
 /// input's): int32 accumulation of
 /// (x - zp_in) * w_q + bias_q, requantised with scale in_scale * w_scale / out_scale,
 /// rounded to nearest, plus out zero point, clamped to the fused activation's bounds.
-/// `out` is created NCHW int8 with `out_q`.
+/// `out` is created NCHW int8 with `out_q`. With a `residual` (NCHW int8 of the output's
+/// shape, its own QuantParams; the conv absorbed a residual add) the residual's real value
+/// is added before rounding, and the fused activation is applied after the add:
+/// out = clamp(round(acc * mult + (s_r / s_out) * (r - zp_r)) + zp_out).
 Status reference_conv_int8(const Layer& layer, const QuantizedWeights& w, const Tensor& x, QuantParams out_q,
-                           Tensor* out);
+                           Tensor* out, const Tensor* residual = nullptr);
 Status reference_fc_int8(const Layer& layer, const QuantizedWeights& w, const Tensor& x, QuantParams out_q,
                          Tensor* out);
 
