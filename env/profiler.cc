@@ -309,6 +309,7 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
   for (size_t k = 0; k < in.size(); ++k)  // (the residual, last: its zero point goes into the bias)
     in_q.push_back(timing_quant(o_.protocol, k < layer.inputs.size() && non_negative_[size_t(layer.inputs[k])]));
   PrimitiveArgs args{d, &fused_layer, in, in_q, timing_quant(o_.protocol, true)};
+  if (d.dtype_in == DType::kI8 && int8_keeps_input_quant(layer.kind)) args.out_quant = in_q[0];
   Status s = time_primitive(args, look, &impl);
   if (!s.is_ok()) {
     impl.status = ImplStatus::kFailed;

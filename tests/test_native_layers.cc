@@ -2,6 +2,7 @@
 #include <map>
 
 #include "libs/native/native.h"
+#include "libs/quant/quant.h"
 #include "tests/testers/layer_testers.h"
 
 using namespace lw;
@@ -29,5 +30,46 @@ TEST_CASE("native layers match the reference") {
       CHECK(tested[e.desc.name()] >= 4);
       CHECK(reshaped[e.desc.name()] >= 4);
     }
-  CHECK(descriptors == 17 * 2 * 2);  // kinds x layouts x thread sets
+  CHECK(descriptors == 17 * 2 * 2 + 2 * 2);  // kinds x layouts x thread sets, and the int8 concat
+}
+
+TEST_CASE("native int8 concat: inputs in the output's quantisation copied, others requantised, exactly") {
+  Registry r;
+  register_native(r);
+  std::mt19937_64 rng(8);
+  const Layer concat = simple_layer(LayerKind::kConcat, 3);
+  const std::vector<Shape> shapes = {{2, 5, 3, 7}, {2, 16, 3, 7}, {2, 1, 3, 7}};
+  // Input 0 in the output's quantisation (the copy), 1 and 2 in their own (the tables).
+  const QuantParams out_q = choose_quant_params(-3.f, 3.f);
+  const std::vector<QuantParams> in_q = {out_q, choose_quant_params(0.f, 1.f), choose_quant_params(-9.f, 2.f)};
+  std::vector<Tensor> xq;
+  for (size_t k = 0; k < shapes.size(); ++k) xq.push_back(quantize_tensor(random_tensor(shapes[k], rng, -9.f, 9.f), in_q[k]));
+  for (const ImplDesc& d : descriptors(r, Library::kNative, LayerKind::kConcat)) {
+    if (d.dtype_in != DType::kI8) continue;
+    INFO(d.name());
+    std::unique_ptr<Primitive> p;
+    REQUIRE(r.create({d, &concat, shapes, in_q, out_q}, &p).is_ok());
+    std::vector<Tensor> x;
+    std::vector<const void*> ptrs;
+    for (const Tensor& t : xq) x.push_back(to_layout(t, d.layout_in));
+    for (const Tensor& t : x) ptrs.push_back(t.data());
+    Tensor y = Tensor::create(p->output_shape(), DType::kI8, d.layout_out);
+    REQUIRE(p->setup(ptrs, y.data(), nullptr).is_ok());
+    REQUIRE(p->run().is_ok());
+    const Tensor got = to_layout(y, Layout::kNCHW);
+    int c0 = 0, wrong = 0;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      for (int n = 0; n < 2; ++n)
+        for (int c = 0; c < shapes[k].c; ++c)
+          for (int h = 0; h < 3; ++h)
+            for (int w = 0; w < 7; ++w) {
+              const int8_t q = xq[k].i8()[xq[k].offset(n, c, h, w)];
+              wrong += got.i8()[got.offset(n, c0 + c, h, w)] != quantize_value(dequantize_value(q, in_q[k]), out_q);
+            }
+      c0 += shapes[k].c;
+    }
+    CHECK(wrong == 0);
+    // Without every input's quantisation it cannot requantise: refused.
+    CHECK(r.create({d, &concat, shapes, {out_q}, out_q}, &p).code() == StatusCode::kInvalidArgument);
+  }
 }

@@ -43,6 +43,23 @@ struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
 };
 
+// Every output that only a concat reads takes the concat's quantisation (whose calibrated
+// range covers theirs): an int8 concat then copies its inputs instead of requantising them
+// (libs/native/concat_int8.cc), and each branch is rounded once, at the concat's scale,
+// instead of at its own and again at the concat's. Outer concats first, so that a concat
+// read only by another passes the outer one's on.
+std::vector<QuantParams> concat_aligned_quant(const Network& net, std::vector<QuantParams> q) {
+  const std::vector<std::vector<int>> consumers = net.consumers();
+  for (int c = int(net.layers.size()) - 1; c >= 1; --c) {
+    if (net.layers[c].kind != LayerKind::kConcat || size_t(c) >= q.size()) continue;
+    for (int p : net.layers[c].inputs) {
+      const auto& users = consumers[size_t(p)];
+      if (p > 0 && std::all_of(users.begin(), users.end(), [c](int u) { return u == c; })) q[size_t(p)] = q[size_t(c)];
+    }
+  }
+  return q;
+}
+
 }  // namespace
 
 struct Executor::Impl {
@@ -65,7 +82,7 @@ class Planner {
  public:
   Planner(const Network& net, const std::vector<ImplDesc>& a, const PlanOptions& o, Executor::Impl& x,
           std::vector<ExecStep>& info)
-      : net_(net), assign_(a), opt_(o), x_(x), info_(info) {}
+      : net_(net), assign_(a), opt_(o), x_(x), info_(info), quant_(concat_aligned_quant(net, o.quant)) {}
 
   Status build() {
     if (assign_.size() != net_.layers.size())
@@ -87,8 +104,8 @@ class Planner {
   }
 
  private:
-  QuantParams quant_of(int layer) const { return size_t(layer) < opt_.quant.size() ? opt_.quant[layer] : QuantParams{}; }
-  bool has_quant(int layer) const { return size_t(layer) < opt_.quant.size(); }
+  QuantParams quant_of(int layer) const { return size_t(layer) < quant_.size() ? quant_[layer] : QuantParams{}; }
+  bool has_quant(int layer) const { return size_t(layer) < quant_.size(); }
   std::string where(int i) const { return "layer '" + net_.layers[i].name + "': "; }
 
   // A `fused` pseudo-implementation needs its absorber assigned `fused` in the same format;
@@ -150,6 +167,7 @@ class Planner {
     }
     if ((d.dtype_in == DType::kI8 || d.dtype_out == DType::kI8) && !has_quant(i))
       return invalid_argument(where(i) + d.name() + " is int8 but the plan has no quantisation parameters");
+    if (d.dtype_in == DType::kI8 && int8_keeps_input_quant(l.kind)) args.out_quant = args.in_quant[0];
     Layer fused = runtime_fusion_layer(l, f);
     args.layer = &fused;
     std::unique_ptr<Primitive> prim;
@@ -211,6 +229,7 @@ class Planner {
   const PlanOptions& opt_;
   Executor::Impl& x_;
   std::vector<ExecStep>& info_;
+  const std::vector<QuantParams> quant_;  // the calibrated quantisation, concat-aligned
   std::vector<int> source_;       // layer whose output layer i's output is (fused: producer)
   std::map<int, int> native_;     // layer -> value it produced
   std::map<std::pair<int, std::string>, int> produced_;  // (layer, format) -> value

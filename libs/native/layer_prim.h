@@ -56,5 +56,7 @@ void register_layer_kind(Registry& r, LayerKind kind, CreateFn create);
 
 /// Affine, channel shuffle and channel slice (layers_channel.cc).
 void register_channel_layers(Registry& r);
+/// int8 concat, NCHW and NHWC (concat_int8.cc).
+void register_int8_layers(Registry& r);
 
 }  // namespace lw::native

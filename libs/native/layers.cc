@@ -236,6 +236,7 @@ void register_layers(Registry& r) {
   };
   for (const KindFactory& k : kinds) register_layer_kind(r, k.kind, k.create);
   register_channel_layers(r);
+  register_int8_layers(r);
 }
 
 }  // namespace lw::native

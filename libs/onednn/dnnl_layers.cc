@@ -1,5 +1,6 @@
 // Layers without weights: pooling, eltwise activations, binary add / mul (with the
-// squeeze-excite per-channel broadcast) and channel concat, in f32 and bf16.
+// squeeze-excite per-channel broadcast) and channel concat, in f32 and bf16; pooling in
+// int8 too, in its input's quantisation (libs/ops/primitive.h int8_keeps_input_quant).
 #include "libs/onednn/dnnl_common.h"
 
 namespace lw::dnnl_ops {
@@ -39,6 +40,9 @@ Status make_pool(const ImplDesc& d, const Layer& l, const Shape& in, const Shape
     if (l.count_include_pad && (pb > w.pad_bottom || pr > w.pad_right))
       return unsupported("average pooling counting padding with a ceil-mode overhang");
     a = l.count_include_pad ? alg::pooling_avg_include_padding : alg::pooling_avg_exclude_padding;
+    // int8 padding is the integer 0, whose real value is not 0 unless the zero point is.
+    if (d.dtype_in == DType::kI8 && l.count_include_pad && (w.pad_top || w.pad_left || pb || pr))
+      return unsupported("int8 average pooling counting padding (oneDNN pads with 0, not the zero point)");
   }
   if (w.dil_h != 1 || w.dil_w != 1) return unsupported("dilated pooling");
   m->srcs = {{DNNL_ARG_SRC, act_md(in, d.dtype_in, d.layout_in)}};
@@ -97,7 +101,8 @@ Status make_concat(const ImplDesc& d, const std::vector<Shape>& in, const Shape&
 Status make(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in, Made* m) {
   LW_RETURN_IF_ERROR(supports_dtype(d.dtype_in));
   if (d.dtype_in != d.dtype_out || d.layout_in != d.layout_out) return unsupported("keeps dtype and layout");
-  if (d.dtype_in == DType::kI8) return unsupported("int8 only for convolution and fully-connected");
+  if (d.dtype_in == DType::kI8 && !int8_keeps_input_quant(l.kind))
+    return unsupported("int8 only for convolution, fully-connected and pooling");
   Shape out;
   LW_RETURN_IF_ERROR(infer_layer_shape(l, in, &out));
   switch (l.kind) {
@@ -147,6 +152,11 @@ Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape
 }
 
 Status create_layer(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
+  if (a.desc.dtype_in == DType::kI8) {  // pooled as they are: the output is in the input's quantisation
+    const QuantParams in = a.in_quant.empty() ? QuantParams{} : a.in_quant[0];
+    if (a.in_quant.empty() || in.scale != a.out_quant.scale || in.zero_point != a.out_quant.zero_point)
+      return invalid_argument("failed to create " + a.desc.name() + ": int8 pooling writes in its input's quantisation");
+  }
   set_threads(a.desc.threads);  // oneDNN sizes the scratchpad and splits work for this team
   return guard(StatusCode::kFailed, [&] {
     auto p = std::make_unique<LayerPrim>(a);

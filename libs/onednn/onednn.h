@@ -4,7 +4,7 @@
 /// fully-connected in f32, bf16 and int8 (s8 activations with zero points, per-channel s8
 /// weights, requantisation by output scales inside the primitive); max / average /
 /// global-average pooling, relu / relu6 / hardswish / sigmoid, add / mul and concat in f32
-/// and bf16. Every layout of the
+/// and bf16; the poolings in int8 too (in their input's quantisation). Every layout of the
 /// design space, blocked nChw16c / nChw8c included; a conv may also read NCHW and write a
 /// blocked layout (the first layer's best form).
 /// Primitive descriptors, JIT kernels and weight reorders (into the format the primitive

@@ -31,7 +31,11 @@ std::vector<Variant> variants() {
           for (Layout b : blocked) v.push_back({LayerKind::kConv2d, dt, l, b, fused, supports_conv, create_conv});
       }
       v.push_back({LayerKind::kFullyConnected, dt, l, layout_block(l) > 1 ? Layout::kNCHW : l, false, supports_fc, create_fc});
-      if (dt == DType::kI8) continue;
+      if (dt == DType::kI8) {  // pooling keeps the input's quantisation; the rest would requantise
+        for (LayerKind k : {LayerKind::kMaxPool, LayerKind::kAvgPool, LayerKind::kGlobalAvgPool})
+          v.push_back({k, dt, l, l, false, supports_layer, create_layer});
+        continue;
+      }
       for (LayerKind k : {LayerKind::kMaxPool, LayerKind::kAvgPool, LayerKind::kGlobalAvgPool, LayerKind::kRelu,
                           LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kSigmoid, LayerKind::kAdd, LayerKind::kMul,
                           LayerKind::kConcat})
@@ -51,7 +55,8 @@ void register_onednn(Registry& r) {
       d.op = v.op;
       d.library = Library::kOnednn;
       // int8 weights are per output channel: named like XNNPACK's per-channel kernels.
-      d.algorithm = v.dtype == DType::kI8 ? Algorithm::kQc8 : v.algorithm;
+      const bool weighted = v.op == LayerKind::kConv2d || v.op == LayerKind::kFullyConnected;
+      d.algorithm = v.dtype == DType::kI8 && weighted ? Algorithm::kQc8 : v.algorithm;
       d.dtype_in = d.dtype_out = v.dtype;
       d.layout_in = v.in;
       d.layout_out = v.out;

@@ -75,6 +75,12 @@ class Primitive {
 /// "failed to <verb> <name>: <reason>" with the code of `why`.
 Status primitive_error(const char* verb, const std::string& name, const Status& why);
 
+/// Layers whose int8 form writes in its input's quantisation: max and average pooling (and
+/// global average) take the max or the mean of input values, which never leave the input's
+/// range, so they pool the int8 values as they are, without requantising. The executor gives
+/// their output that quantisation and the profiler times them so.
+bool int8_keeps_input_quant(LayerKind k);
+
 /// What the `fused` implementation of a conv absorbs (runtime fusion). Either its only
 /// consumer when that is an activation, or its only consumer when that is a residual add
 /// whose other operand was produced earlier (so it exists when the conv runs), and then the

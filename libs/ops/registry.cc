@@ -24,6 +24,10 @@ namespace {
 int only_consumer(const std::vector<std::vector<int>>& cons, int i) { return cons[i].size() == 1 ? cons[i][0] : -1; }
 }  // namespace
 
+bool int8_keeps_input_quant(LayerKind k) {
+  return k == LayerKind::kMaxPool || k == LayerKind::kAvgPool || k == LayerKind::kGlobalAvgPool;
+}
+
 RuntimeFusion runtime_fusion(const Network& net, int i) {
   RuntimeFusion f;
   if (i <= 0 || i >= int(net.layers.size())) return f;

@@ -135,18 +135,33 @@ QuantParams range_params(const Tensor& t) {
 
 // The quantisation of an int8 case, chosen at create and kept through the reshape.
 struct Quant {
-  QuantParams in, out;
+  std::vector<QuantParams> in;  // one per input, each with its own range
+  QuantParams out;
 };
 
-Quant choose_quant(const Layer& layer, const Tensor& x, ReferenceCache* cache) {
+// The inputs quantised with `q` and dequantised again: what an int8 layer really sees.
+std::vector<Tensor> dequantised(const std::vector<Tensor>& in, const Quant& q) {
+  std::vector<Tensor> d;
+  for (size_t k = 0; k < in.size(); ++k) d.push_back(dequantize_tensor(quantize_tensor(in[k], q.in[k])));
+  return d;
+}
+
+Tensor reference_of(const Layer& layer, const std::vector<Tensor>& in) {
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& t : in) ptrs.push_back(&t);
+  Tensor y;
+  REQUIRE(reference_layer(layer, ptrs, &y).is_ok());
+  return y;
+}
+
+Quant choose_quant(const Layer& layer, const std::vector<Tensor>& in, ReferenceCache* cache) {
   const std::string key = to_string(layer.fused_activation);
   if (cache && cache->quant.count(key)) return {cache->quant[key].first, cache->quant[key].second};
   Quant q;
-  q.in = range_params(x);
-  // Output params: the f32 layer on the dequantised input, as calibration would see it.
-  Tensor xd = dequantize_tensor(quantize_tensor(x, q.in)), yf;
-  REQUIRE(reference_layer(layer, {&xd}, &yf).is_ok());
-  q.out = range_params(yf);
+  for (const Tensor& t : in) q.in.push_back(range_params(t));
+  // Output params: the f32 layer on the dequantised inputs, as calibration would see it.
+  // Pooling writes in its input's quantisation (libs/ops/primitive.h).
+  q.out = int8_keeps_input_quant(layer.kind) ? q.in[0] : range_params(reference_of(layer, dequantised(in, q)));
   if (cache) cache->quant[key] = {q.in, q.out};
   return q;
 }
@@ -166,9 +181,7 @@ Prepared prepare(const ImplDesc& d, const Layer& layer, const std::vector<Tensor
   if (!int8) {
     for (const Tensor& t : in) c.xs.push_back(to_float_dtype(to_layout(t, d.layout_in), d.dtype_in));
   } else {
-    REQUIRE(in.size() == 1);
-    Tensor xq = quantize_tensor(in[0], q.in);
-    c.xs.push_back(to_layout(xq, d.layout_in));
+    for (size_t k = 0; k < in.size(); ++k) c.xs.push_back(to_layout(quantize_tensor(in[k], q.in[k]), d.layout_in));
   }
   auto hit = cache ? cache->want.find(key) : decltype(cache->want)::iterator{};
   if (cache && hit != cache->want.end()) {
@@ -179,10 +192,13 @@ Prepared prepare(const ImplDesc& d, const Layer& layer, const std::vector<Tensor
     std::vector<const Tensor*> ref_in;
     for (const Tensor& t : in) ref_in.push_back(&t);
     REQUIRE(reference_layer(layer, ref_in, &c.want).is_ok());
+  } else if (layer.kind != LayerKind::kConv2d && layer.kind != LayerKind::kFullyConnected) {
+    // Without weights (pooling, concat): the f32 reference on the dequantised inputs, quantised.
+    c.want = quantize_tensor(reference_of(layer, dequantised(in, q)), q.out);
   } else {
     QuantizedWeights w = per_channel(d.algorithm) ? quantize_weights_per_channel(layer.weights, layer.out_channels)
                                                   : quantize_weights_per_tensor(layer.weights);
-    Tensor xq = quantize_tensor(in[0], q.in);
+    Tensor xq = quantize_tensor(in[0], q.in[0]);
     Status s = layer.kind == LayerKind::kConv2d ? reference_conv_int8(layer, w, xq, q.out, &c.want)
                                                 : reference_fc_int8(layer, w, xq, q.out, &c.want);
     REQUIRE_MESSAGE(s.is_ok(), s.message());
@@ -248,10 +264,10 @@ Outcome run_case(const Registry& r, const ImplDesc& d, const Layer& layer, const
   if (!r.supports(d, layer, shapes).is_ok()) return o;
   o.supported = true;
   const bool int8 = d.dtype_in == DType::kI8;
-  const Quant q = int8 ? choose_quant(layer, in[0], cache) : Quant{};
+  const Quant q = int8 ? choose_quant(layer, in, cache) : Quant{};
   Prepared c = prepare(d, layer, in, q, cache);
   std::unique_ptr<Primitive> p;
-  Status s = r.create({d, &layer, shapes, int8 ? std::vector<QuantParams>{q.in} : std::vector<QuantParams>{}, q.out}, &p);
+  Status s = r.create({d, &layer, shapes, q.in, q.out}, &p);
   REQUIRE_MESSAGE(s.is_ok(), s.message());  // Registry::create is create + reshape
   o.error = setup_and_run(*p, d, c, 2, "create -> reshape -> setup -> run -> run");
   const std::vector<Tensor> in2 = resample(in, reshaped(layer, shapes));

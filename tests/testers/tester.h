@@ -76,7 +76,7 @@ std::vector<Shape> reshaped(const Layer& layer, const std::vector<Shape>& in);
 /// belongs to one layer and one set of inputs.
 struct ReferenceCache {
   std::map<std::string, Tensor> want;
-  std::map<std::string, std::pair<QuantParams, QuantParams>> quant;  // int8: input, output
+  std::map<std::string, std::pair<std::vector<QuantParams>, QuantParams>> quant;  // int8: inputs, output
 };
 
 /// The life cycle of `desc` on `layer` with inputs `in` (NCHW f32; converted to desc's
