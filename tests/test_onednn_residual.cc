@@ -153,6 +153,8 @@ double run_int8_residual(const ImplDesc& d, const Layer& conv, const Int8Case& c
   const std::vector<Shape> shapes = {c.xq.shape(), c.rq.shape()};
   if (!onednn_registry().supports(d, conv, shapes).is_ok()) return -1;
   std::unique_ptr<Primitive> p;
+  // Without the residual's quantisation it cannot scale the residual: refused.
+  CHECK(onednn_registry().create({d, &conv, shapes, {c.xq.quant()}, c.out_q}, &p).code() == StatusCode::kInvalidArgument);
   Status s = onednn_registry().create({d, &conv, shapes, {c.xq.quant(), c.rq.quant()}, c.out_q}, &p);
   REQUIRE_MESSAGE(s.is_ok(), s.message());
   REQUIRE(p->accumulate_input() == 1);

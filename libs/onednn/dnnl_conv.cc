@@ -202,6 +202,8 @@ class Weighted : public DnnlPrim {
     const Shape& in = a.in_shapes[0];
     created_for_ = in;
     const bool int8 = a.desc.dtype_in == DType::kI8;
+    if (int8 && residual_ && a.in_quant.size() != 2)
+      return invalid_argument("an int8 conv that adds a residual needs the input's and the residual's quantisation");
     QuantizedWeights qw;
     if (int8) qw = quantize_weights_per_channel(l.weights, l.out_channels);
     q_.w_scales = qw.scales;
