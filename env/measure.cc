@@ -25,6 +25,9 @@ nlohmann::json Protocol::to_json() const {
     j["output_starts_in"] = "shared-cache";
     j["thread_pool"] = "awake";
     j["conversions"] = "as-layers";  // the output and pool as above (not so before 2026-11-24)
+    // An output the primitive adds to (a residual) read back like an input (not so before
+    // the afternoon of 2026-11-24: env/profiler.cc time_primitive).
+    j["residual_starts_in"] = "private-cache";
   }
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;

@@ -93,6 +93,7 @@ TEST_CASE("cold protocol: the bytes read before each run cover the network's wei
     CHECK(proto.value("output_starts_in", "") == "shared-cache");
     CHECK(proto.value("thread_pool", "") == "awake");
     CHECK(proto.value("conversions", "") == "as-layers");
+    CHECK(proto.value("residual_starts_in", "") == "private-cache");
   }
 }
 
