@@ -38,7 +38,8 @@ TEST_CASE("the resolved config parses back to the same config") {
   REQUIRE(parse(R"({"name": "x", "model": "resnet50", "device": {"libraries": ["native", "xnnpack"], "threads": [1]},
     "profile": {"runs": 30, "max_runs": 60}, "search": {"objective": "weighted", "memory_weight_ms_per_mib": 0.5,
     "max_memory_mib": 64, "agents": ["exact", {"agent": "qlearning", "episodes": 500}], "seeds": [3, 4]},
-    "filter": {"latency_band_pct": 10, "test_images": 0}, "replay": {"runs": 5}, "export": {"bundle": false},
+    "filter": {"latency_band_pct": 10, "test_images": 0, "calibration_method": "mse"}, "replay": {"runs": 5},
+    "export": {"bundle": false},
     "output_dir": "out"})", &c).is_ok());
   CHECK(!c.export_bundle);
   auto j = resolved_config(c);
@@ -48,6 +49,7 @@ TEST_CASE("the resolved config parses back to the same config") {
   CHECK(back.agents[1].params["episodes"] == 500);
   CHECK(back.max_memory_mib.value() == 64);
   CHECK(back.seeds == std::vector<uint64_t>{3, 4});
+  CHECK(back.calibration_method == CalibrationMethod::kMse);
 }
 
 TEST_CASE("schema errors name the file and the JSON path on one line") {
@@ -71,6 +73,8 @@ TEST_CASE("schema errors name the file and the JSON path on one line") {
       {R"({"model": "m", "profile": {"runs": "many"}})", "/profile/runs: expected an integer"},
       {R"({"model": "m", "profile": {"runs": 50, "max_runs": 10}})", "/profile/max_runs: must be >= runs"},
       {R"({"model": "m", "filter": {"latency_band_pct": -5}})", "/filter/latency_band_pct: must be in"},
+      {R"({"model": "m", "filter": {"calibration_method": "entropy"}})",
+       "exp.json: /filter/calibration_method: unknown calibration method 'entropy' (known: minmax|mse)"},
       {R"({"model": "m", "search": {"seeds": [-1]}})", "/search/seeds/0: expected a non-negative integer"},
       {R"({"model": "m", "replay": {"runs": 0}})", "/replay/runs: must be in"},
       {R"({"model": "m", "export": {"bundle": "yes"}})", "/export/bundle: expected"},

@@ -162,12 +162,12 @@ Network tiny_conv_relu() {
 
 }  // namespace
 
-TEST_CASE("calibrate: per-layer ranges from the reference executor over all samples") {
+TEST_CASE("calibrate minmax: per-layer ranges from the reference executor over all samples") {
   const Network net = tiny_conv_relu();
   std::mt19937_64 rng(9);
   std::vector<Tensor> samples = {random_tensor({1, 3, 6, 6}, rng, -1.f, 1.f), random_tensor({1, 3, 6, 6}, rng, -3.f, 2.f)};
   std::vector<QuantParams> q;
-  REQUIRE(calibrate(net, samples, &q).is_ok());
+  REQUIRE(calibrate(net, samples, &q, CalibrationMethod::kMinMax).is_ok());
   REQUIRE(q.size() == 3);
   // Each layer's params must cover every sample's output, and not be wider than needed.
   for (size_t i = 0; i < 3; ++i) {

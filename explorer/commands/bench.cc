@@ -14,6 +14,7 @@
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
 #include "explorer/commands/model_arg.h"
+#include "explorer/commands/stage_args.h"
 #include "explorer/cli/progress.h"
 #include "libs/exec/backends.h"
 
@@ -94,7 +95,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 
 int run_bench(const std::vector<std::string>& argv) {
   Args args(argv, {"quiet", "warm-cache", "recheck"},
-            {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "warmup",
+            {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
   std::vector<Network> nets;
@@ -103,6 +104,7 @@ int run_bench(const std::vector<std::string>& argv) {
   bo.registry = &default_registry();
   bo.rounds = args.get_int("repeats", kDefaultBenchRounds);
   bo.calibration_samples = args.get_int("calibration", kDefaultBenchCalibration);
+  bo.calibration_method = calibration_method_arg(args);
   bo.labels = split_list(args.get("labels"));
   if (bo.rounds < 1) throw UsageError("--repeats must be >= 1");
   std::vector<int> caps = thread_caps(args);
@@ -138,6 +140,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "usage: layerwise bench --lut-dir DIR\n"
                "         [--models resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet]\n"
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
+               "         [--calibration-method minmax|mse]\n"
                "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--recheck] [--quiet]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"

@@ -9,7 +9,7 @@ namespace lw::cli {
 
 std::set<std::string> eval_option_names() {
   return {"model", "lut", "test-images", "calibration-images", "fidelity-inputs", "threads", "data-dir",
-          "eval-inputs", "eval-labels", "calibration-inputs"};
+          "eval-inputs", "eval-labels", "calibration-inputs", "calibration-method"};
 }
 
 const char* const kEvalOptionsHelp =
@@ -17,6 +17,8 @@ const char* const kEvalOptionsHelp =
     "  --lut L                   the LUT `layerwise profile` wrote for this model on this device\n"
     "  --test-images N           Fashion-MNIST test images evaluated per deployment (default 2000; 0 = all 10000)\n"
     "  --calibration-images N    train images (random-weight models: seeded inputs) for int8 calibration (256)\n"
+    "  --calibration-method M    int8 activation ranges: minmax (every calibration value in range,\n"
+    "                            default) or mse (least quantisation error per tensor)\n"
     "  --fidelity-inputs N       random-weight models: inputs compared with the f32 reference (16)\n"
     "  --threads 1|2             thread cap of the reference deployments ref-fp32/opt-fp32/all-int8 (2)\n"
     "  --data-dir DIR            Fashion-MNIST directory (default $LAYERWISE_FASHION_MNIST_DIR, else\n"
@@ -29,6 +31,12 @@ const char* const kEvalOptionsHelp =
     "Layerwise process on a machine lands on cpu0: on a shared machine profile and measure under\n"
     "`taskset -c N` on a quieter CPU, the same one for profile, filter and replay.\n";
 
+CalibrationMethod calibration_method_arg(const Args& args) {
+  const std::string v = args.get("calibration-method", to_string(kDefaultCalibrationMethod));
+  if (auto m = parse_calibration_method(v)) return *m;
+  throw UsageError("--calibration-method: unknown method '" + v + "' (known: " + calibration_method_names() + ")");
+}
+
 void setup_stage(const Args& args, StageSetup* s) {
   if (!args.has("model") || !args.has("lut")) throw UsageError("--model and --lut are required (see --help)");
   s->net = load_model(args.get("model"));
@@ -40,6 +48,7 @@ void start_evaluator(const Args& args, int timing_runs, StageSetup* s) {
   o.registry = &default_registry();
   o.test_images = args.get_int("test-images", kDefaultTestImages);
   o.calibration_images = args.get_int("calibration-images", kDefaultCalibrationImages);
+  o.calibration_method = calibration_method_arg(args);
   o.fidelity_inputs = args.get_int("fidelity-inputs", kDefaultFidelityInputs);
   o.max_threads = args.get_int("threads", 2);
   o.timing.runs = o.timing.max_runs = timing_runs;

@@ -17,6 +17,8 @@ namespace lw::cli {
 std::set<std::string> eval_option_names();
 /// Help text for them.
 extern const char* const kEvalOptionsHelp;
+/// --calibration-method (kDefaultCalibrationMethod when absent); an unknown name is a UsageError.
+CalibrationMethod calibration_method_arg(const Args& args);
 
 /// The network, its LUT and an Evaluator ready to measure deployments; throws UsageError
 /// with one line (corrupt weights, a LUT of another model, a missing dataset).

@@ -91,7 +91,7 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
   if ((uses_int8(a) || label == to_string(Baseline::kOptMixed)) && quant->empty()) {
     std::vector<Tensor> samples;
     LW_RETURN_IF_ERROR(calibration_samples(net, o.calibration_samples, &samples));
-    LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, samples, quant));
+    LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, samples, quant, o.calibration_method));
   }
   DeploymentOptions d;
   d.registry = o.registry;

@@ -14,6 +14,7 @@
 #include "env/measure.h"
 #include "env/profiler.h"
 #include "libs/ir/network.h"
+#include "libs/quant/calibration.h"
 #include "libs/ops/registry.h"
 
 namespace lw {
@@ -26,6 +27,7 @@ struct BenchOptions {
   const Registry* registry = nullptr;
   int rounds = kDefaultBenchRounds;
   int calibration_samples = kDefaultBenchCalibration;
+  CalibrationMethod calibration_method = kDefaultCalibrationMethod;
   std::vector<std::string> labels;  // empty: every baseline label
   std::function<void(const std::string&)> log;  // progress lines (optional)
   /// Time every implementation the measured deployments use again, alone, with this

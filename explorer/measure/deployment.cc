@@ -60,24 +60,22 @@ Status plan_f32_reference(const Network& net, const Registry& registry, bool kee
 }
 
 Status calibrate_network(const Network& net, const Registry& registry, const std::vector<Tensor>& samples,
-                         std::vector<QuantParams>* out) {
+                         std::vector<QuantParams>* out, CalibrationMethod method) {
   if (samples.empty()) return invalid_argument("calibration needs at least one sample");
   std::unique_ptr<Executor> ex;
   LW_RETURN_IF_ERROR(plan_f32_reference(net, registry, true, &ex));
-  const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> lo(net.layers.size(), inf), hi(net.layers.size(), -inf);
+  Calibrator c(net.layers.size(), method);
   Tensor y, t;
-  for (const Tensor& x : samples) {
-    LW_RETURN_IF_ERROR(ex->run(x, &y));
-    for (size_t i = 0; i < net.layers.size(); ++i) {
-      LW_RETURN_IF_ERROR(ex->layer_output(int(i), &t));
-      auto [mn, mx] = std::minmax_element(t.f32(), t.f32() + t.shape().elements());
-      lo[i] = std::min(lo[i], *mn);
-      hi[i] = std::max(hi[i], *mx);
+  for (int pass = 0; pass < c.passes(); ++pass) {
+    for (const Tensor& x : samples) {
+      LW_RETURN_IF_ERROR(ex->run(x, &y));
+      for (size_t i = 0; i < net.layers.size(); ++i) {
+        LW_RETURN_IF_ERROR(ex->layer_output(int(i), &t));
+        c.observe(pass, i, t.f32(), t.shape().elements());
+      }
     }
   }
-  out->resize(net.layers.size());
-  for (size_t i = 0; i < net.layers.size(); ++i) (*out)[i] = choose_quant_params(lo[i], hi[i]);
+  *out = c.params();
   return Status::ok();
 }
 

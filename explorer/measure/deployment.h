@@ -14,6 +14,7 @@
 #include "libs/data/fashion_mnist.h"
 #include "libs/exec/executor.h"
 #include "libs/ir/network.h"
+#include "libs/quant/calibration.h"
 
 namespace lw {
 
@@ -35,10 +36,10 @@ std::vector<Tensor> fidelity_inputs(const Network& net, int count);
 Status plan_f32_reference(const Network& net, const Registry& registry, bool keep_outputs,
                           std::unique_ptr<Executor>* out);
 
-/// Per-layer output QuantParams from the min / max of every layer's f32 output over the
-/// samples, computed by the f32 reference deployment.
+/// Per-layer output QuantParams from every layer's f32 output over the samples, computed by
+/// the f32 reference deployment, by `method` (libs/quant/calibration.h).
 Status calibrate_network(const Network& net, const Registry& registry, const std::vector<Tensor>& samples,
-                         std::vector<QuantParams>* out);
+                         std::vector<QuantParams>* out, CalibrationMethod method = kDefaultCalibrationMethod);
 
 /// Descriptors for every network layer from one implementation name per LUT layer (the
 /// input's entry is ignored). The LUT must describe `net` (same layer names and order).

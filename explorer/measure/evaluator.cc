@@ -101,7 +101,7 @@ Status Evaluator::create(const Network& net, const Lut& lut, const EvalOptions& 
   } else {
     LW_RETURN_IF_ERROR(calibration_samples(net, std::max(1, o.calibration_images), &calib, s->o.data_dir));
   }
-  LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, calib, &s->quant));
+  LW_RETURN_IF_ERROR(calibrate_network(net, *o.registry, calib, &s->quant, o.calibration_method));
   out->reset(new Evaluator(std::move(s)));
   return Status::ok();
 }

@@ -16,6 +16,7 @@
 #include "explorer/measure/accuracy.h"
 #include "libs/exec/executor.h"
 #include "libs/ir/network.h"
+#include "libs/quant/calibration.h"
 
 namespace lw {
 
@@ -33,6 +34,7 @@ std::string resolve_data_dir(const std::string& flag);
 struct EvalOptions {
   int test_images = kDefaultTestImages;  // test images [0, n) (0 = the whole split)
   int calibration_images = kDefaultCalibrationImages;
+  CalibrationMethod calibration_method = kDefaultCalibrationMethod;  // int8 activation ranges
   int fidelity_inputs = kDefaultFidelityInputs;
   std::string data_dir;                  // "" = resolve_data_dir("")
   /// The user's data instead of Fashion-MNIST / fidelity (.npy, see README "Your data"):

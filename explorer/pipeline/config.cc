@@ -114,6 +114,13 @@ void read_filter(JsonReader& r, ExperimentConfig* c) {
   r.integer("candidates", &c->filter_candidates, 1, 10000);
   r.integer("test_images", &c->test_images, 0, 10000);
   r.integer("calibration_images", &c->calibration_images, 1, 60000);
+  std::string method = to_string(c->calibration_method);
+  r.text("calibration_method", &method);
+  if (r.ok()) {
+    if (auto m = parse_calibration_method(method)) c->calibration_method = *m;
+    else r.fail("/calibration_method", "unknown calibration method '" + method + "' (known: " +
+                                           calibration_method_names() + ")");
+  }
   r.integer("fidelity_inputs", &c->fidelity_inputs, 1, 100000);
   // The user's data (README "Your data"): echoed only when given.
   r.optional_text("eval_inputs", &c->eval_inputs);

@@ -50,6 +50,7 @@ struct ExperimentConfig {
   int filter_candidates = kDefaultFilterCandidates;
   int test_images = kDefaultTestImages;
   int calibration_images = kDefaultCalibrationImages;
+  CalibrationMethod calibration_method = kDefaultCalibrationMethod;
   int fidelity_inputs = kDefaultFidelityInputs;
   std::string eval_inputs, eval_labels, calibration_inputs;  // the user's data (.npy); "" = none
   // replay

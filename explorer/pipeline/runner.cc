@@ -210,6 +210,7 @@ EvalOptions eval_options(const ExperimentConfig& c, bool quiet, cli::ProgressLin
   e.registry = &default_registry();
   e.test_images = c.test_images;
   e.calibration_images = c.calibration_images;
+  e.calibration_method = c.calibration_method;
   e.fidelity_inputs = c.fidelity_inputs;
   e.eval_inputs = c.eval_inputs;
   e.eval_labels = c.eval_labels;

@@ -38,27 +38,22 @@ Tensor dequantize_tensor(const Tensor& x) {
   return y;
 }
 
-Status calibrate(const Network& net, const std::vector<Tensor>& samples, std::vector<QuantParams>* out) {
+Status calibrate(const Network& net, const std::vector<Tensor>& samples, std::vector<QuantParams>* out,
+                 CalibrationMethod method) {
   if (samples.empty()) return invalid_argument("failed to calibrate " + net.name + ": no samples");
-  const size_t L = net.layers.size();
-  std::vector<float> lo(L, std::numeric_limits<float>::infinity()), hi(L, -std::numeric_limits<float>::infinity());
-  for (const Tensor& s : samples) {
-    if (s.dtype() != DType::kF32 || s.layout() != Layout::kNCHW || s.shape() != net.input_shape())
-      return invalid_argument("failed to calibrate " + net.name + ": samples must be NCHW f32 of shape " +
-                              net.input_shape().to_string());
-    std::vector<Tensor> outs;
-    Status st = reference_forward(net, s, &outs);
-    if (!st.is_ok()) return Status(st.code(), "failed to calibrate " + net.name + ": " + st.message());
-    for (size_t i = 0; i < L; ++i) {
-      const float* p = outs[i].f32();
-      for (int64_t j = 0; j < outs[i].shape().elements(); ++j) {
-        lo[i] = std::min(lo[i], p[j]);
-        hi[i] = std::max(hi[i], p[j]);
-      }
+  Calibrator c(net.layers.size(), method);
+  for (int pass = 0; pass < c.passes(); ++pass) {
+    for (const Tensor& s : samples) {
+      if (s.dtype() != DType::kF32 || s.layout() != Layout::kNCHW || s.shape() != net.input_shape())
+        return invalid_argument("failed to calibrate " + net.name + ": samples must be NCHW f32 of shape " +
+                                net.input_shape().to_string());
+      std::vector<Tensor> outs;
+      Status st = reference_forward(net, s, &outs);
+      if (!st.is_ok()) return Status(st.code(), "failed to calibrate " + net.name + ": " + st.message());
+      for (size_t i = 0; i < outs.size(); ++i) c.observe(pass, i, outs[i].f32(), outs[i].shape().elements());
     }
   }
-  out->resize(L);
-  for (size_t i = 0; i < L; ++i) (*out)[i] = choose_quant_params(lo[i], hi[i]);
+  *out = c.params();
   return Status::ok();
 }
 

@@ -12,6 +12,7 @@
 #include "libs/core/status.h"
 #include "libs/core/tensor.h"
 #include "libs/ir/network.h"
+#include "libs/quant/calibration.h"
 
 namespace lw {
 
@@ -31,10 +32,11 @@ Tensor quantize_tensor(const Tensor& x, QuantParams q);
 Tensor dequantize_tensor(const Tensor& x);
 
 /// Output QuantParams of every layer of `net` (index = layer index; the input layer's are
-/// those of the network input), from the min / max of the layer's f32 reference output over
-/// all `samples` (NCHW f32, the network's input shape). Calibration data only: never the
-/// test split.
-Status calibrate(const Network& net, const std::vector<Tensor>& samples, std::vector<QuantParams>* out);
+/// those of the network input), from the layer's f32 reference output over all `samples`
+/// (NCHW f32, the network's input shape), by `method` (libs/quant/calibration.h).
+/// Calibration data only: never the test split.
+Status calibrate(const Network& net, const std::vector<Tensor>& samples, std::vector<QuantParams>* out,
+                 CalibrationMethod method = kDefaultCalibrationMethod);
 
 /// Per layer: whether its output can never be negative, from the graph alone (relu, relu6,
 /// sigmoid, hard-sigmoid, a fused relu / relu6, and pooling, concat, add, mul, flatten or
