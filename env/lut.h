@@ -93,11 +93,14 @@ struct ConverterCosts {
 /// profiler; empty in LUTs from before (charged as 0: the cost model then ignores hand-offs).
 /// And how fast the device ran while it was profiled: speed_ms[threads - 1], the median of
 /// env/speed_probe.h's probe on that thread set between layers (empty in LUTs from before
-/// it; 0 for a set not profiled), against which a later measurement's drift is told.
+/// it; 0 for a set not profiled), against which a later measurement's drift is told; and
+/// how far apart its two cores were: core_link_ns, the median round trip of a cache line
+/// between them probed with the speed (env/speed_probe.h; 0: not probed).
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
   std::vector<double> handoff_ms;
   std::vector<double> speed_ms;
+  double core_link_ns = 0;
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
   bool has_handoffs() const { return !handoff_ms.empty(); }
   bool has_speed() const { return !speed_ms.empty(); }

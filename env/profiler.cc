@@ -406,6 +406,7 @@ Status resume(const ProfileOptions& o, const Lut& fresh, Lut* lut, int* next_lay
   if (!why.empty()) return invalid_argument(partial + ": checkpoint of " + why + "; delete it to start over");
   for (size_t i = 1; i < done.layers.size(); ++i) lut->layers[i].impls = done.layers[i].impls;
   lut->runtime.speed_ms = done.runtime.speed_ms;  // the speed probed so far, one sample per set
+  lut->runtime.core_link_ns = done.runtime.core_link_ns;
   *next_layer = int(done.layers.size());
   return Status::ok();
 }
@@ -418,11 +419,13 @@ Status Profiler::run(Lut* out) {
   total_ = count_work(next);
   start_thread_sets();
   for (size_t t = 0; t < lut.runtime.speed_ms.size(); ++t) speed_.add(int(t + 1), lut.runtime.speed_ms[t]);
+  speed_.add_link(lut.runtime.core_link_ns);
   for (int i = next; i < int(net_.layers.size()); ++i) {
     // Probed between layers, so that the LUT's speed is the one its layers met (a profile
     // lasts minutes, through which a shared host's speed moves).
     speed_.sample(o_.threads);
     lut.runtime.speed_ms = speed_.medians();
+    lut.runtime.core_link_ns = speed_.link_median();
     LW_RETURN_IF_ERROR(measure_layer(i, lut));
     if (!o_.out_path.empty()) {
       Lut prefix = lut;

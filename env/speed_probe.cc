@@ -1,9 +1,11 @@
 #include "env/speed_probe.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "env/measure.h"
 #include "libs/ops/thread_pool.h"
@@ -63,7 +65,53 @@ double one_run_ms(int threads, ProbeBuffers& bufs) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// One run of the core link: the caller (slot 0) writes odd values, a thread on slot 1 answers
+// with the next even one; ns per round trip.
+double one_link_run_ns() {
+  alignas(64) std::atomic<long> flag{0};
+  std::thread other([&flag] {
+    become_thread_set_worker(thread_set_cpu(1));
+    for (long i = 0; i < kCoreLinkTrips; ++i) {
+      while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
+      }
+      flag.store(2 * i + 2, std::memory_order_release);
+    }
+  });
+  // Wait for the other thread to be on its CPU before timing (its start is not the link).
+  flag.store(1, std::memory_order_release);
+  while (flag.load(std::memory_order_acquire) != 2) {
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 1; i < kCoreLinkTrips; ++i) {
+    flag.store(2 * i + 1, std::memory_order_release);
+    while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+    }
+  }
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  other.join();
+  return ns / (kCoreLinkTrips - 1);
+}
+
 }  // namespace
+
+double probe_core_link_ns() {
+  if (available_thread_set_cpus() < 2) return 0;
+  ScopedPin pin;
+  release_all_pools();  // a pool's spinning worker on cpu1 would delay the answering thread
+  std::vector<double> ns;
+  for (int r = 0; r < kSpeedProbeRuns; ++r) ns.push_back(one_link_run_ns());
+  return median_of(ns);
+}
+
+bool core_link_far(double now_ns, double profile_ns) {
+  return now_ns > 0 && profile_ns > 0 && now_ns > kCoreLinkFar * profile_ns;
+}
 
 double probe_speed_ms(int threads) {
   if (threads < 1 || threads > kMaxProbeThreads || threads > available_thread_set_cpus()) return 0;
@@ -82,20 +130,22 @@ void SpeedSamples::add(int threads, double ms) {
   ms_[size_t(threads - 1)].push_back(ms);
 }
 
+void SpeedSamples::add_link(double ns) {
+  if (ns > 0) link_ns_.push_back(ns);
+}
+
 void SpeedSamples::sample(const std::vector<int>& threads) {
   for (int t : threads) add(t, probe_speed_ms(t));
+  if (std::find(threads.begin(), threads.end(), 2) != threads.end()) add_link(probe_core_link_ns());
 }
 
 std::vector<double> SpeedSamples::medians() const {
   std::vector<double> m(ms_.size(), 0.0);
-  for (size_t t = 0; t < ms_.size(); ++t) {
-    std::vector<double> v = ms_[t];
-    if (v.empty()) continue;
-    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-    m[t] = v[v.size() / 2];
-  }
+  for (size_t t = 0; t < ms_.size(); ++t) m[t] = median_of(ms_[t]);
   return m;
 }
+
+double SpeedSamples::link_median() const { return median_of(link_ns_); }
 
 bool speed_drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
 

@@ -27,18 +27,40 @@ constexpr int kSpeedProbeRuns = 3;
 /// slowest core is done. Median of kSpeedProbeRuns runs. 0 when the set has no cores here.
 double probe_speed_ms(int threads);
 
+/// How far apart the two CPUs of thread set 2 are now: the round trip of one cache line
+/// between them (two threads pinned to thread-set slots 0 and 1 hand a counter back and
+/// forth kCoreLinkTrips times), ns, median of kSpeedProbeRuns runs; 0 without a second CPU.
+/// Why: a VM's vCPUs are placed by the host. On the Zen 4 VM of results/reference/zen4/ the
+/// round trip was 50-75 ns most of the time and ~340 ns for tens of seconds at a time, and
+/// MobileNetV2's 2-thread deployments, whose every step passes its output from one core to
+/// the other, ran ~1.6x slower in such spells, while probe_speed_ms (each core on its own
+/// data) read the same as ever. A 2-thread measurement is only comparable with a profile
+/// whose cores were as close.
+double probe_core_link_ns();
+constexpr int kCoreLinkTrips = 20000;
+/// A round trip more than kCoreLinkFar times the profile's: the cores sit farther apart
+/// than when the LUT was made (0, not probed, never is).
+constexpr double kCoreLinkFar = 2.0;
+bool core_link_far(double now_ns, double profile_ns);
+
 /// Probe times collected over a profile or a bench run, per thread set.
 class SpeedSamples {
  public:
-  /// Times the probe once on each of `threads` (thread sets).
+  /// Times the probe once on each of `threads` (thread sets), and the core link when they
+  /// include 2.
   void sample(const std::vector<int>& threads);
   /// Adds a figure measured earlier (a resumed profile's checkpoint).
   void add(int threads, double ms);
+  void add_link(double ns);
   /// Median per thread set, index threads - 1; 0 for a set never sampled.
   std::vector<double> medians() const;
+  /// The core link's samples in order, and their median (0: none).
+  const std::vector<double>& link_ns() const { return link_ns_; }
+  double link_median() const;
 
  private:
   std::vector<std::vector<double>> ms_;  // [threads - 1]
+  std::vector<double> link_ns_;
 };
 
 /// A probe ratio (now / then) more than 10 % off either way (above 1.1 or below 1 / 1.1): the

@@ -435,7 +435,7 @@ TEST_CASE("bench predicts at the speed it probes between rounds") {
   }
   const std::vector<BenchRow> two = bench(2, &steps);
   CHECK((two[0].speed_ratio_t2 > 0) == (available_thread_set_cpus() > 1));
-  CHECK(bench_csv(two).find(",at_speed_ms,speed_ratio_t1,speed_ratio_t2\n") != std::string::npos);
+  CHECK(bench_csv(two).find(",at_speed_ms,speed_ratio_t1,speed_ratio_t2,") != std::string::npos);
   CHECK(bench_markdown(two, "# t").find("speed probe, now / then") != std::string::npos);
   std::vector<BenchRow> drift = two;  // the report asks for a new profile past 10 % either way
   for (double k : {1.05, 0.95, 1.2, 0.85}) {
@@ -444,4 +444,47 @@ TEST_CASE("bench predicts at the speed it probes between rounds") {
     CHECK((bench_markdown(drift, "# t").find("more than 10 % off: profile again") != std::string::npos) ==
           (std::abs(k - 1) > 0.1));
   }
+}
+
+TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, reported by bench") {
+  const double ns = probe_core_link_ns();
+  if (available_thread_set_cpus() < 2) {
+    CHECK(ns == 0);  // no second CPU: no figure, never a made-up one
+  } else {
+    CHECK(ns > 1);    // a round trip between two cores costs at least a few cycles,
+    CHECK(ns < 1e6);  // and far less than a scheduler slice
+  }
+  CHECK(!core_link_far(0, 60));
+  CHECK(!core_link_far(110, 60));
+  CHECK(core_link_far(340, 60));
+  CHECK(!core_link_far(340, 0));  // a LUT from before the probe
+
+  const Lut& lut = tiny().lut;  // profiled on thread sets 1 and 2
+  CHECK((lut.runtime.core_link_ns > 0) == (available_thread_set_cpus() > 1));
+  Lut withlink = lut, back;
+  withlink.runtime.core_link_ns = 61.5;
+  REQUIRE(lut_from_json(lut_to_json(withlink), "link.json", &back).is_ok());
+  CHECK(back.runtime.core_link_ns == 61.5);
+  std::string text = lut_to_json(withlink);
+  text.replace(text.find("61.5"), 4, "-1");
+  const Status bad = lut_from_json(text, "bad-link.json", &back);
+  CHECK(bad.message().find("bad-link.json") != std::string::npos);
+  CHECK(bad.message().find("/runtime/core_link_ns") != std::string::npos);
+
+  std::vector<BenchStep> steps;
+  for (const BenchRow& r : bench(1, &steps)) CHECK(r.core_link_ns == 0);  // thread set 2 not probed under a cap of 1
+  std::vector<BenchRow> two = bench(2, &steps, withlink);
+  for (const BenchRow& r : two) {
+    CHECK((r.core_link_ns > 0) == (available_thread_set_cpus() > 1));
+    CHECK(r.core_link_profile_ns == 61.5);
+    CHECK(r.core_link_far_rounds >= 0);
+    CHECK(r.core_link_far_rounds <= r.rounds);
+  }
+  for (BenchRow& r : two) r.core_link_ns = 60, r.core_link_far_rounds = 0;
+  const std::string near = bench_markdown(two, "# t");
+  CHECK(near.find("Cores 0 and 1, a cache line's round trip: 60 ns during the rounds (median), 62 ns in the profile\n") !=
+        std::string::npos);
+  for (BenchRow& r : two) r.core_link_far_rounds = 3;
+  CHECK(bench_markdown(two, "# t").find("more than 2x farther in 3 of ") != std::string::npos);
+  CHECK(bench_csv(two).find(",core_link_ns,core_link_profile_ns,core_link_far_rounds\n") != std::string::npos);
 }

@@ -240,6 +240,13 @@ Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>
 
 // The device's drift since profiling, from the probe timed before every round.
 Status predict_at_speed(const Lut& lut, const SpeedSamples& now, std::vector<Trial*>& live) {
+  int far = 0;
+  for (double ns : now.link_ns()) far += core_link_far(ns, lut.runtime.core_link_ns);
+  for (Trial* c : live) {
+    c->row.core_link_ns = now.link_median();
+    c->row.core_link_profile_ns = lut.runtime.core_link_ns;
+    c->row.core_link_far_rounds = far;
+  }
   if (!lut.runtime.has_speed()) return Status::ok();
   const std::vector<double> ms = now.medians(), k = speed_ratios(lut.runtime.speed_ms, ms);
   for (Trial* c : live) {

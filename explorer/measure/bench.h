@@ -54,6 +54,12 @@ struct BenchRow {
   /// That speed against the profile's, per thread set (now / then: > 1 the device is slower
   /// now); 0 when not probed.
   double speed_ratio_t1 = 0, speed_ratio_t2 = 0;
+  /// The cores' distance during the rounds (env/speed_probe.h probe_core_link_ns, probed
+  /// before every round of a 2-thread block; 0: not probed): the median round trip, and the
+  /// rounds in which it was more than kCoreLinkFar times the profile's (the LUT's
+  /// core_link_ns, 0 when it has none).
+  double core_link_ns = 0, core_link_profile_ns = 0;
+  int core_link_far_rounds = 0;
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
   /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment
