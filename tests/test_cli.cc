@@ -250,6 +250,7 @@ TEST_CASE("lut show prints the speed probe; lut diff tells a slower device from 
   Result shown = run("lut show " + a);
   REQUIRE(shown.code == 0);
   CHECK(shown.out.find("speed probe while profiling (env/speed_probe.h): 1 thread(s) ") != std::string::npos);
+  CHECK(shown.out.find("core link") == std::string::npos);  // profiled on thread set 1 only: not probed
   // b: the same profile on a device twice as slow (every figure and the probe doubled).
   nlohmann::json j = nlohmann::json::parse(slurp(a));
   REQUIRE(j["runtime"]["speed_ms"].contains("t1"));
@@ -257,6 +258,12 @@ TEST_CASE("lut show prints the speed probe; lut diff tells a slower device from 
   for (auto& layer : j["layers"])
     for (auto& impl : layer["impls"]) impl["latency_ms"]["median"] = 2 * impl["latency_ms"]["median"].get<double>();
   std::string b = write_temp("sp_b.json", j.dump());
+  nlohmann::json linked = j;
+  linked["runtime"]["core_link_ns"] = 61.5;
+  std::string l = write_temp("sp_l.json", linked.dump());
+  Result shown_link = run("lut show " + l);
+  CHECK(shown_link.out.find("core link while profiling (a cache line's round trip cpu0 <-> cpu1): 62 ns\n") != std::string::npos);
+  fs::remove(l);
   Result d = run("lut diff " + a + " " + b);
   REQUIRE_MESSAGE(d.code == 0, d.err);
   CHECK(d.out.find("median 100.0 %") != std::string::npos);

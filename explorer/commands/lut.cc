@@ -43,6 +43,8 @@ void show(const Lut& lut) {
   for (size_t t = 0; t < lut.runtime.speed_ms.size(); ++t)
     if (lut.runtime.speed_ms[t] > 0) std::printf(" %zu thread(s) %.4f ms", t + 1, lut.runtime.speed_ms[t]);
   std::printf("%s\n", lut.runtime.has_speed() ? "" : " none (a LUT from before the probe)");
+  if (lut.runtime.core_link_ns > 0)
+    std::printf("core link while profiling (a cache line's round trip cpu0 <-> cpu1): %.0f ns\n", lut.runtime.core_link_ns);
 }
 
 // Measurement noise between two LUTs of the same model: relative difference of every
