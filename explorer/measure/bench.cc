@@ -238,7 +238,8 @@ Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>
   return Status::ok();
 }
 
-// The device's drift since profiling, from the probe timed before every round.
+// The device's drift since profiling, from the probe timed before every round; and the
+// cores' distance (the core link) against the profile's, told for the report only.
 Status predict_at_speed(const Lut& lut, const SpeedSamples& now, std::vector<Trial*>& live) {
   int far = 0;
   for (double ns : now.link_ns()) far += core_link_far(ns, lut.runtime.core_link_ns);
