@@ -15,9 +15,8 @@ using namespace lw;
 
 namespace {
 
-// The real squared error of quantising `v` with the params of [a, b], summed.
-double quant_error(const std::vector<float>& v, float a, float b) {
-  const QuantParams q = choose_quant_params(a, b);
+// The real squared error of quantising `v` with `q`, summed.
+double error_of(const std::vector<float>& v, QuantParams q) {
   double e = 0;
   for (float x : v) {
     const double d = double(dequantize_value(quantize_value(x, q), q)) - x;
@@ -38,17 +37,8 @@ double brute_force_error(const std::vector<float>& v, float lo, float hi) {
   constexpr int G = 60;
   double best = INFINITY;
   for (int i = (lo < 0 ? 1 : 0); i <= G; ++i)
-    for (int j = 1; j <= G; ++j) best = std::min(best, quant_error(v, lo * i / G, hi * j / G));
+    for (int j = 1; j <= G; ++j) best = std::min(best, error_of(v, choose_quant_params(lo * i / G, hi * j / G)));
   return best;
-}
-
-double error_of(const std::vector<float>& v, QuantParams q) {
-  double e = 0;
-  for (float x : v) {
-    const double d = double(dequantize_value(quantize_value(x, q), q)) - x;
-    e += d * d;
-  }
-  return e;
 }
 
 }  // namespace
