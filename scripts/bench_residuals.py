@@ -7,7 +7,9 @@ Per deployment: the prediction, the end-to-end median and the thread's CPU time 
 machine preempts the run: CPU time is the latency without the waiting), their gaps, then the
 split of the gap into steps (sum of step medians vs the LUT's figure for the same steps) and
 the executor's overhead (run time minus its steps: the input / output copies, now modelled
-in the LUT's `runtime`, and the step loop). --top lists the steps with the largest residual.
+in the LUT's `runtime`, and the step loop), the step-timed run end to end and the sum of the
+steps' means (in CSVs since 2026-11-25: a plain run slower than the timed one, or a sum of
+means above the sum of medians, is time a sum of LUT medians cannot show). --top lists the steps with the largest residual.
 --pools splits a 2-thread deployment's steps into those whose cpu1 pool (oneDNN's OpenMP,
 XNNPACK's pthreadpool, our native worker for native and OpenBLAS steps and conversions) ran the step
 before ("same pool": its workers were awake) and those that hand cpu1 over from another
@@ -31,8 +33,9 @@ def main():
     steps = collections.defaultdict(list)
     for s in csv.DictReader(open(a.steps)):
         steps[(s["model"], s["threads"], s["deployment"])].append(s)
-    print("| model | t | deployment | predicted | measured | gap % | CPU | CPU gap % | LUT of steps | steps | overhead |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | t | deployment | predicted | measured | gap % | CPU | CPU gap % | LUT of steps | steps | overhead "
+          "| timed run | steps' means |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         if r["status"] != "ok":
             continue
@@ -41,15 +44,18 @@ def main():
         p, m, c = float(r["predicted_ms"]), float(r["measured_ms"]), float(r["cpu_ms"])
         lut = sum(float(s["lut_ms"]) for s in st if float(s["lut_ms"]) >= 0)
         meas = sum(float(s["measured_ms"]) for s in st)
+        # CSVs from before 2026-11-25 have neither the step-timed run's median nor step means.
+        timed = f"{float(r['timed_ms']):.3f}" if r.get("timed_ms") else "-"
+        means = f"{sum(float(s['mean_ms']) for s in st):.3f}" if st and st[0].get("mean_ms") else "-"
         print(f"| {k[0]} | {k[1]} | {k[2]} | {p:.3f} | {m:.3f} | {100 * (m - p) / p:+.1f} | {c:.3f} | "
-              f"{100 * (c - p) / p:+.1f} | {lut:.3f} | {meas:.3f} | {float(r['overhead_ms']):.3f} |")
+              f"{100 * (c - p) / p:+.1f} | {lut:.3f} | {meas:.3f} | {float(r['overhead_ms']):.3f} | {timed} | {means} |")
         if a.pools and k[1] == "2":
             print(pool_split(st))
         if a.top:
             worst = sorted(st, key=lambda s: -(float(s["measured_ms"]) - max(0.0, float(s["lut_ms"]))))[: a.top]
             for s in worst:
                 print(f"|  |  | step {s['step']} {s['name']} | {float(s['lut_ms']):.3f} | {float(s['measured_ms']):.3f} | "
-                      f"{float(s['measured_ms']) - float(s['lut_ms']):+.3f} ms | | | | | |")
+                      f"{float(s['measured_ms']) - float(s['lut_ms']):+.3f} ms | | | | | | | |")
 
 
 def pool_of(step):
@@ -76,7 +82,7 @@ def pool_split(steps):
             a[1] += max(0.0, float(s["lut_ms"]))
             a[2] += float(s["measured_ms"])
         prev = pool
-    return "".join(f"|  |  | {k}: {n} steps | {l:.3f} | {m:.3f} | {m - l:+.3f} ms | | | | | |\n"
+    return "".join(f"|  |  | {k}: {n} steps | {l:.3f} | {m:.3f} | {m - l:+.3f} ms | | | | | | | |\n"
                    for k, (n, l, m) in acc.items()).rstrip("\n")
 
 

@@ -75,10 +75,12 @@ TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 
       CHECK(r.rounds == 3);
       CHECK(r.measured_ms > 0);
       CHECK(r.min_ms <= r.measured_ms);
+      CHECK(r.timed_ms > 0);  // the step-timed run, end to end: its steps and the overhead
       CHECK(r.steps >= r.conversions);
       if (r.label.find("int8") == std::string::npos && r.label != "opt-mixed") CHECK(r.sqnr_db > 60);  // f32 deployments only
     }
     CHECK(!steps.empty());
+    for (const BenchStep& s : steps) CHECK(s.mean_ms > 0);
   }
 }
 
@@ -486,5 +488,5 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
         std::string::npos);
   for (BenchRow& r : two) r.core_link_far_rounds = 3;
   CHECK(bench_markdown(two, "# t").find("more than 2x farther in 3 of ") != std::string::npos);
-  CHECK(bench_csv(two).find(",core_link_ns,core_link_profile_ns,core_link_far_rounds\n") != std::string::npos);
+  CHECK(bench_csv(two).find(",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms\n") != std::string::npos);
 }

@@ -38,12 +38,18 @@ double thread_cpu_ms() {
 
 double median_of(std::vector<double> v) { return latency_stats(std::move(v)).median; }
 
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / double(v.size());
+}
+
 // A deployment being measured: its row, its executor and the samples of every round.
 struct Trial {
   BenchRow row;
   std::vector<std::string> names;  // the LUT implementation of every layer
   std::unique_ptr<Executor> exec;
-  std::vector<double> plain_ms, cpu_ms, overhead_ms;
+  std::vector<double> plain_ms, cpu_ms, timed_ms, overhead_ms;
   std::vector<std::vector<double>> step_ms;  // [step][round]
 };
 
@@ -138,6 +144,7 @@ Status run_round(Trial& c, const Tensor& x, Tensor* y) {
     c.step_ms[k].push_back(e.steps()[k].last_ms);
     sum += e.steps()[k].last_ms;
   }
+  c.timed_ms.push_back(ms_between(t0, t1));
   c.overhead_ms.push_back(ms_between(t0, t1) - sum);
   return Status::ok();
 }
@@ -150,6 +157,7 @@ void summarise(Trial& c) {
   r.cv = st.cv;
   r.cpu_ms = median_of(c.cpu_ms);
   r.rounds = st.runs;
+  r.timed_ms = median_of(c.timed_ms);
   r.overhead_ms = median_of(c.overhead_ms);
   r.overhead_pct = r.measured_ms > 0 ? 100 * r.overhead_ms / r.measured_ms : 0;
   const auto& info = c.exec->steps();
@@ -269,6 +277,7 @@ void collect_steps(const Lut& lut, const Lut* now, const Trial& c, std::vector<B
     s.name = info[k].name;
     s.conversion = info[k].conversion;
     s.measured_ms = median_of(c.step_ms[k]);
+    s.mean_ms = mean_of(c.step_ms[k]);
     s.lut_ms = lut_ms_of(lut, info[k]);
     if (now && !s.conversion) s.recheck_ms = lut_ms_of(*now, info[k]);
     steps->push_back(std::move(s));

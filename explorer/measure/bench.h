@@ -69,6 +69,10 @@ struct BenchRow {
   int rounds = 0;
   int steps = 0, conversions = 0;  // executor steps, of which conversions
   double conversion_ms = 0;  // sum over conversion steps of their median time
+  /// Median over rounds of the run with step timing, end to end. Against measured_ms it tells
+  /// whether timing the steps changes the run; against the sum of the steps' medians (or
+  /// means, BenchStep::mean_ms), how much a sum of medians misses when steps have slow tails.
+  double timed_ms = 0;
   double overhead_ms = 0;    // median over timed runs of (run time - sum of its steps' times)
   double overhead_pct = 0;   // overhead_ms / measured_ms * 100
   double sqnr_db = 0;        // output vs ref-fp32's on the bench input (10 log10 signal / error)
@@ -86,6 +90,7 @@ struct BenchStep {
   std::string name;
   bool conversion = false;
   double measured_ms = 0;
+  double mean_ms = 0;  // its mean over the rounds: a sum of means is the expected run time
   double lut_ms = -1;  // the LUT's median for this impl / converter; -1 when absent
   double recheck_ms = -1;  // an implementation's median timed again (BenchOptions::recheck); -1: not
 };

@@ -149,7 +149,8 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::ostringstream os;
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
-        "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds\n";
+        "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds,"
+        "timed_ms\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -159,17 +160,17 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << ',' << csv_field(r.note) << ','
        << fmt("%.4f", r.recheck_ms) << ',' << fmt("%.4f", r.at_speed_ms) << ',' << fmt("%.4f", r.speed_ratio_t1) << ','
        << fmt("%.4f", r.speed_ratio_t2) << ',' << fmt("%.1f", r.core_link_ns) << ',' << fmt("%.1f", r.core_link_profile_ns)
-       << ',' << r.core_link_far_rounds << '\n';
+       << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << '\n';
   return os.str();
 }
 
 std::string bench_steps_csv(const std::vector<BenchStep>& steps) {
   std::ostringstream os;
-  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,recheck_ms\n";
+  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,recheck_ms,mean_ms\n";
   for (const BenchStep& s : steps)
     os << s.model << ',' << s.threads << ',' << s.label << ',' << s.index << ',' << s.layer << ',' << s.name << ','
        << (s.conversion ? 1 : 0) << ',' << fmt("%.5f", s.measured_ms) << ',' << fmt("%.5f", s.lut_ms) << ','
-       << fmt("%.5f", s.recheck_ms) << '\n';
+       << fmt("%.5f", s.recheck_ms) << ',' << fmt("%.5f", s.mean_ms) << '\n';
   return os.str();
 }
 
