@@ -66,14 +66,12 @@ struct ProfileOptions {
 /// what passes through the caches between two of its runs in the network, less the layer's
 /// own packed weights, capped at 31 times them or, with Protocol::cover_shared_cache, at
 /// `shared_cache` bytes if that is more. With Protocol::cover_activations, the network's
-/// weights and outputs of `element_bytes` each (the implementation's activation type: an
-/// int8 layer's neighbours are int8 too, so an int8 network moves a quarter of the f32
-/// bytes), counted in copies of the implementation's packed weights; otherwise the
-/// network's f32 weights counted in the layer's f32 weights. 0 for a warm protocol or a layer
-/// without weights.
+/// weights and outputs in f32 bytes, whatever the implementation's type (counting an int8
+/// layer's network in int8 bytes was tried and left it 6-23 % too fast on a shared VM:
+/// results/reference/int8-flush/); otherwise the network's f32 weights counted in the
+/// layer's f32 weights. 0 for a warm protocol or a layer without weights.
 size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
-                        int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache,
-                        size_t element_bytes = 4);
+                        int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache);
 
 /// Profiles `net` (BatchNorm folded). Resumes from "<out_path>.partial" when it exists and
 /// matches the model, device and protocol; otherwise refuses (delete it to start over).
