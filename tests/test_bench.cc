@@ -81,6 +81,8 @@ TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 
     }
     CHECK(!steps.empty());
     for (const BenchStep& s : steps) CHECK(s.mean_ms > 0);
+    CHECK(bench_steps_csv(steps).rfind("model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,"
+                                       "recheck_ms,mean_ms\n", 0) == 0);
   }
 }
 
