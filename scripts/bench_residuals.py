@@ -64,7 +64,10 @@ def pool_of(step):
     if not name.endswith("_t2"):
         return None
     if step["conversion"] == "1":
-        return "native"
+        # As libs/ops/descriptor.cc conversion_pool: only a conversion that moves data runs on
+        # the native pool; a relabel from one thread set to the other is a no-op on the caller.
+        src, _, dst = name[len("convert_"):].partition("_to_")  # "<layout>_<dtype>_t<n>" each
+        return "native" if src.rsplit("_", 1)[0] != dst.rsplit("_", 1)[0] else None
     for lib in ("onednn", "xnnpack", "torch"):
         if "_" + lib + "_" in name:
             return "openmp" if lib in ("onednn", "torch") else lib
