@@ -265,6 +265,7 @@ void read_lut(JsonReader& r, Lut* lut) {
       rt.number("input_copy_ms", &lut->runtime.input_copy_ms, 0, kAnyMs, true);
       rt.number("output_copy_ms", &lut->runtime.output_copy_ms, 0, kAnyMs, true);
       if (rt.value("handoff_ms")) read_handoffs(rt, &lut->runtime);
+      rt.number("handoff_item_us", &lut->runtime.handoff_item_us, 0, 1e6);
       if (rt.value("speed_ms")) read_speed(rt, &lut->runtime);
       rt.number("core_link_ns", &lut->runtime.core_link_ns, 0, 1e9);
     });
@@ -355,6 +356,7 @@ std::string lut_to_json(const Lut& lut) {
   if (lut.runtime.measured() || lut.runtime.has_handoffs() || lut.runtime.has_speed())
     j["runtime"] = {{"input_copy_ms", lut.runtime.input_copy_ms}, {"output_copy_ms", lut.runtime.output_copy_ms}};
   if (lut.runtime.has_handoffs()) j["runtime"]["handoff_ms"] = handoffs_json(lut.runtime);
+  if (lut.runtime.handoff_item_us > 0) j["runtime"]["handoff_item_us"] = lut.runtime.handoff_item_us;
   if (lut.runtime.has_speed()) j["runtime"]["speed_ms"] = speed_json(lut.runtime);
   if (lut.runtime.core_link_ns > 0) j["runtime"]["core_link_ns"] = lut.runtime.core_link_ns;
   return j.dump(1);

@@ -99,6 +99,7 @@ struct ConverterCosts {
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
   std::vector<double> handoff_ms;
+  double handoff_item_us = 0;  // the busy item handoff_ms was measured with (0: 20 us, from before it was recorded)
   std::vector<double> speed_ms;
   double core_link_ns = 0;
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }

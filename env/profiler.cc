@@ -443,7 +443,7 @@ Status Profiler::run(Lut* out) {
   auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
   if (std::count(o_.threads.begin(), o_.threads.end(), 2) && available_thread_set_cpus() > 1)
-    LW_RETURN_IF_ERROR(measure_handoff_costs(kHandoffRounds, &lut.runtime));
+    LW_RETURN_IF_ERROR(measure_handoff_costs(kHandoffRounds, handoff_item_us(lut), &lut.runtime));
   if (o_.spent) {
     o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();
     o_.spent->runtime_s = std::chrono::duration<double>(clock_type::now() - t1).count();

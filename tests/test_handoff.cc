@@ -3,11 +3,13 @@
 // and keeps the pool of its absorber), by predict, the env's steps, the bounds, the exact
 // solver and the ILP alike; a hand-made LUT where the hand-offs move the optimum; random
 // DAGs where exact == ILP == an independent brute force; the JSON round trip, and an old
-// LUT without hand-offs reading as none.
+// LUT without hand-offs reading as none; the item they are measured with (the network's
+// typical 2-thread step).
 #include <doctest/doctest.h>
 
 #include "agents/bounds.h"
 #include "agents/ilp.h"
+#include "env/runtime_costs.h"
 #include "tests/agent_fixtures.h"
 
 using namespace lw;
@@ -238,4 +240,43 @@ TEST_CASE("hand-offs: the LUT's runtime object round-trips them, an old LUT read
   CHECK_FALSE(s.is_ok());
   CHECK(s.message().find("bad.json") != std::string::npos);
   CHECK(s.message().find("/runtime/handoff_ms/openmp>gpu") != std::string::npos);
+}
+
+TEST_CASE("hand-offs: measured with the network's typical 2-thread step, time-weighted, within [20, 400] us") {
+  auto net = [](std::vector<std::vector<double>> layers_ms) {  // per layer, its 2-thread impls' medians
+    Lut lut;
+    for (const auto& ms : layers_ms) {
+      std::vector<Impl> impls{impl("t1", 0, 0, 1.0)};  // a 1-thread impl, never counted
+      for (double m : ms) impls.push_back(on("t2", "xnnpack", m));
+      lut.layers.push_back(layer("l", LayerKind::kConv2d, {}, impls));
+    }
+    return lut;
+  };
+  // Fastest per layer: 0.002 (x3), 0.05, 0.1, 0.2 ms; total 0.356, half 0.178: reached at 0.2.
+  // A plain median (0.002 or 0.05) would be a relu's time, not a conv's.
+  CHECK(handoff_item_us(net({{0.002}, {0.002, 0.5}, {0.002}, {0.05, 0.07}, {0.1}, {0.3, 0.2}})) == doctest::Approx(200));
+  CHECK(handoff_item_us(net({{0.5}, {0.4}, {0.001}})) == doctest::Approx(400));  // 500 us capped
+  CHECK(handoff_item_us(net({{0.004}, {0.005}})) == doctest::Approx(kHandoffItemUs));  // 5 us raised to 20
+  CHECK(handoff_item_us(net({{}, {}})) == doctest::Approx(kHandoffItemUs));  // no 2-thread impl
+  Lut unsupported = net({{0.01}, {0.3}});
+  unsupported.layers[1].impls[1].status = ImplStatus::kUnsupported;  // not a step the network can run
+  CHECK(handoff_item_us(unsupported) == doctest::Approx(kHandoffItemUs));
+
+  Lut lut = alternating_lut(), back;  // the item round-trips; an older LUT reads 0 (20 us items)
+  set_handoff(lut, "openmp", "native", 0.06);
+  REQUIRE(lut_from_json(lut_to_json(lut), "old.json", &back).is_ok());
+  CHECK(back.runtime.handoff_item_us == 0.0);
+  CHECK(handoffs_table(back.runtime).find("measured with 20 us items") != std::string::npos);
+  lut.runtime.handoff_item_us = 123;
+  REQUIRE(lut_from_json(lut_to_json(lut), "new.json", &back).is_ok());
+  CHECK(back.runtime.handoff_item_us == 123.0);
+  CHECK(handoffs_table(back.runtime).find("measured with 123 us items") != std::string::npos);
+  std::string text = lut_to_json(lut);
+  const std::string item = "\"handoff_item_us\": 123.0";  // nlohmann writes a double with its ".0"
+  REQUIRE(text.find(item) != std::string::npos);
+  text.replace(text.find(item), item.size(), "\"handoff_item_us\": -5");
+  const Status s = lut_from_json(text, "bad.json", &back);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find("bad.json") != std::string::npos);
+  CHECK(s.message().find("/runtime/handoff_item_us") != std::string::npos);
 }
