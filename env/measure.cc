@@ -104,7 +104,7 @@ volatile uint64_t g_sink;
 template <class F>
 void on_each_core(int threads, F&& fn) {
   const int slots = std::min(std::max(threads, 1), available_thread_set_cpus());
-  parallel_for(slots, slots, 1, [&](int64_t b, int64_t e) {
+  on_each_cpu(slots, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) fn(int(k), slots);
   });
   if (slots > 1) park_thread_set_worker();

@@ -93,6 +93,7 @@ double handoff_item_us(const Lut& lut) {
     if ((below += us) >= total / 2) return std::clamp(us, kHandoffItemUs, kHandoffMaxItemUs);
   return kHandoffItemUs;  // no 2-thread implementation
 }
+
 Status measure_runtime_costs(const Network& net, const Protocol& protocol, RuntimeCosts* out) {
   if (net.layers.empty()) return invalid_argument("runtime costs: empty network");
   LW_RETURN_IF_ERROR(time_copy(net.input_shape(), protocol, &out->input_copy_ms));
@@ -101,8 +102,8 @@ Status measure_runtime_costs(const Network& net, const Protocol& protocol, Runti
 
 std::string handoffs_table(const RuntimeCosts& rc) {
   if (!rc.has_handoffs()) return "no thread-pool hand-offs measured: charged as 0 (layerwise profile --runtime-only adds them)\n";
-  std::string out = "measured with " + std::to_string(int(std::lround(rc.handoff_item_us > 0 ? rc.handoff_item_us : kHandoffItemUs))) +
-                    " us items\n  from \\ to";
+  const double item_us = rc.handoff_item_us > 0 ? rc.handoff_item_us : kHandoffItemUs;
+  std::string out = "measured with " + std::to_string(std::lround(item_us)) + " us items\n  from \\ to";
   char cell[32];
   for (int t = 0; t < kThreadPoolCount; ++t) std::snprintf(cell, sizeof cell, " %9s", to_string(ThreadPoolId(t))), out += cell;
   for (int f = 0; f < kThreadPoolCount; ++f) {

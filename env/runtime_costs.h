@@ -31,10 +31,9 @@ Status measure_handoff_costs(int rounds, double item_us, RuntimeCosts* out);
 /// median over its layers of the fastest usable 2-thread implementation (half the network's
 /// 2-thread time lies in shorter steps; a plain median is an activation's few us), within
 /// [kHandoffItemUs, kHandoffMaxItemUs]; kHandoffItemUs when the LUT has no 2-thread
-/// implementation. Why:
-/// where the worker of `to` starts late, the caller of our pool and of XNNPACK's takes the
-/// worker's share back, so what a hand-off costs grows with the step and levels off at the
-/// worker's delay. On a Zen 5 VM (results/reference/handoff-item/) the OpenMP -> native
+/// implementation. Why: where the worker of `to` starts late, the caller of our pool and of
+/// XNNPACK's takes the worker's share back, so what a hand-off costs grows with the step and
+/// levels off at the worker's delay. On a Zen 5 VM (results/reference/handoff-item/) the OpenMP -> native
 /// hand-off read 0.02 / 0.06 / 0.15 ms with 20 / 60 / 150 us items, and in MobileNetV2's
 /// 2-thread networks such hand-offs cost 0.04 ms before steps under 0.03 ms and 0.07-0.14 ms
 /// before longer ones. Over the 2-thread hand-offs of the five bench models' deployments, 20 us

@@ -3,6 +3,7 @@
 // speed-ups and reports are consistent with the measured figures.
 #include <doctest/doctest.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -292,6 +293,26 @@ TEST_CASE("parallel_for covers every index exactly once whoever runs the worker'
     for (int64_t i = 0; i < n; ++i) wrong += hits[i] != 1;
     REQUIRE(wrong == 0);
   }
+}
+
+TEST_CASE("on_each_cpu runs each CPU's share on that CPU, the worker parked before or not") {
+  // parallel_for's caller takes a parked worker's share back; the cold preparation must not.
+  ScopedPin pin;  // the caller on cpu0, as the profiler's
+  for (int rep = 0; rep < 200; ++rep) {
+    if (rep % 2 == 0) park_thread_set_worker();
+    int cpu_of[2] = {-2, -2}, calls = 0;
+    on_each_cpu(2, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) cpu_of[k] = sched_getcpu(), ++calls;
+    });
+    REQUIRE(calls == 2);
+    if (available_thread_set_cpus() > 1) {
+      CHECK(cpu_of[0] == thread_set_cpu(0));
+      CHECK(cpu_of[1] == thread_set_cpu(1));
+    }
+  }
+  int calls = 0;
+  on_each_cpu(1, [&](int64_t b, int64_t e) { calls += int(e - b); });
+  CHECK(calls == 1);
 }
 
 // opt-mixed keeps its accuracy floor: at the default floor what it returns was checked and

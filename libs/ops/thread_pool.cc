@@ -256,5 +256,17 @@ void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* 
   else w.wait();
 }
 
+void on_each_cpu_impl(int n, RangeFn fn, void* ctx) {
+  if (n < 2 || cpus().second < 0) {
+    if (n > 0) fn(ctx, 0, n);
+    return;
+  }
+  std::lock_guard<std::mutex> lk(worker_mutex());
+  Worker& w = worker();
+  w.post(fn, ctx, 1, n);
+  fn(ctx, 0, 1);
+  w.wait();  // (no take_back: the share is the worker's to run on cpu1)
+}
+
 }  // namespace detail
 }  // namespace lw

@@ -95,7 +95,22 @@ void busy_for_us(double us);
 namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
 void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx);
+void on_each_cpu_impl(int cpus, RangeFn fn, void* ctx);
 }  // namespace detail
+
+/// Calls f(k, k + 1) for k = 0 on the caller (cpu0) and, with cpus == 2, k = 1 on our cpu1
+/// worker, and waits for both. Unlike parallel_for, the caller never takes cpu1's share back,
+/// so each share runs on its own CPU: what a preparation that must leave cpu1's caches in a
+/// state needs. A parked worker starts 12-130 us late, and parallel_for's caller then ran the
+/// second half itself in 198-200 of 200 jobs of up to 1 MiB per CPU
+/// (results/reference/t1-in-t2/takeback.txt). Without cpu1, both shares run on the caller.
+template <typename F>
+void on_each_cpu(int cpus, F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  detail::on_each_cpu_impl(
+      cpus, [](void* ctx, int64_t b, int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
 
 /// Calls f(begin, end) on contiguous chunks covering [0, n): one chunk per thread of the
 /// thread set (the caller runs the first). Chunks are multiples of `grain` except the
