@@ -238,7 +238,7 @@ int thread_set_cpu(int k) { return k == 0 ? cpus().first : k == 1 ? cpus().secon
 
 namespace detail {
 
-void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx) {
+void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx, bool take_back) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   if (threads < 2 || n < 2 * grain || cpus().second < 0) {
@@ -252,20 +252,8 @@ void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* 
   Worker& w = worker();
   w.post(fn, ctx, mid, n);
   fn(ctx, 0, mid);
-  if (w.take_back()) fn(ctx, mid, n);
+  if (take_back && w.take_back()) fn(ctx, mid, n);
   else w.wait();
-}
-
-void on_each_cpu_impl(int n, RangeFn fn, void* ctx) {
-  if (n < 2 || cpus().second < 0) {
-    if (n > 0) fn(ctx, 0, n);
-    return;
-  }
-  std::lock_guard<std::mutex> lk(worker_mutex());
-  Worker& w = worker();
-  w.post(fn, ctx, 1, n);
-  fn(ctx, 0, 1);
-  w.wait();  // (no take_back: the share is the worker's to run on cpu1)
 }
 
 }  // namespace detail

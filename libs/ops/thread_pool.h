@@ -94,8 +94,16 @@ void busy_for_us(double us);
 
 namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
-void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx);
-void on_each_cpu_impl(int cpus, RangeFn fn, void* ctx);
+/// take_back: the caller may run the worker's chunk itself when the worker has not started it.
+void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx, bool take_back = true);
+template <typename Fn>
+void call_range(void* ctx, int64_t b, int64_t e) {
+  (*static_cast<Fn*>(ctx))(b, e);
+}
+template <typename F>
+void* context_of(F& f) {
+  return const_cast<void*>(static_cast<const void*>(&f));
+}
 }  // namespace detail
 
 /// Calls f(k, k + 1) for k = 0 on the caller (cpu0) and, with cpus == 2, k = 1 on our cpu1
@@ -106,10 +114,8 @@ void on_each_cpu_impl(int cpus, RangeFn fn, void* ctx);
 /// (results/reference/t1-in-t2/takeback.txt). Without cpu1, both shares run on the caller.
 template <typename F>
 void on_each_cpu(int cpus, F&& f) {
-  using Fn = std::remove_reference_t<F>;
-  detail::on_each_cpu_impl(
-      cpus, [](void* ctx, int64_t b, int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
-      const_cast<void*>(static_cast<const void*>(&f)));
+  detail::parallel_for_impl(cpus, cpus, 1, &detail::call_range<std::remove_reference_t<F>>, detail::context_of(f),
+                            /*take_back=*/false);
 }
 
 /// Calls f(begin, end) on contiguous chunks covering [0, n): one chunk per thread of the
@@ -117,10 +123,7 @@ void on_each_cpu(int cpus, F&& f) {
 /// last. Ranges smaller than two grains run on the caller alone.
 template <typename F>
 void parallel_for(int threads, int64_t n, int64_t grain, F&& f) {
-  using Fn = std::remove_reference_t<F>;
-  detail::parallel_for_impl(
-      threads, n, grain, [](void* ctx, int64_t b, int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
-      const_cast<void*>(static_cast<const void*>(&f)));
+  detail::parallel_for_impl(threads, n, grain, &detail::call_range<std::remove_reference_t<F>>, detail::context_of(f));
 }
 template <typename F>
 void parallel_for(int threads, int64_t n, F&& f) {
