@@ -1,9 +1,13 @@
 // How a 1-thread step on cpu0 slows by what cpu1 does meanwhile and by who wrote its input.
-// gcc -O3 -march=native -ffast-math -pthread -o cpu1_effect cpu1_effect.c (vectorised sum: bandwidth-bound) && ./cpu1_effect
-// Reads a buffer on cpu0 (sum of doubles) and prints the median time per pass, for buffers that
-// fit L2 (256 KiB), L3 (4 MiB) or not (64 MiB), while cpu1 is idle, spins on pause (a worker
-// waiting for its next job), or computes; and with the buffer last written by cpu0 or by cpu1.
-// With an argument (./cpu1_effect w): times cpu0 writing the buffer instead (an output slot).
+// gcc -O3 -march=native -ffast-math -pthread -o cpu1_effect cpu1_effect.c (vectorised sum: bandwidth-bound)
+// ./cpu1_effect [r|w] [MODES] [BYTES ...]
+// Reads a buffer on cpu0 (sum of doubles; w: writes it instead, an output slot) and prints the
+// median time per pass, for buffers that fit L2 (256 KiB), L3 (4 MiB) or not (64 MiB), or of
+// BYTES each (multiples of 64), while cpu1 is idle, spins on pause (a worker waiting for its
+// next job), or computes (MODES: the first 1-3 of these, all by default); and with the
+// buffer last written by cpu0 or by cpu1.
+// read.txt / write.txt: ./cpu1_effect r / w; small-tensors.txt: the sizes of SqueezeNet /
+// MobileNetV2 activations, cpu1 idle or spinning: ./cpu1_effect {r,w} 2 86528 173056 692224 1605632
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -39,18 +43,21 @@ static double fill(void) { for (size_t i = 0; i < n; ++i) buf[i] = 0.5 * (double
 static int do_write;  // time writing the buffer (a step's output slot) instead of reading it
 
 int main(int argc, char** argv) {
-  (void)argv;
-  do_write = argc > 1;  // any argument: time writes
+  do_write = argc > 1 && argv[1][0] == 'w';
+  const int n_modes = argc > 2 ? atoi(argv[2]) : 3;
+  size_t sizes[16] = {256 << 10, 4 << 20, 64 << 20};
+  int n_sizes = 3;
+  if (argc > 3)
+    for (n_sizes = 0; n_sizes < 16 && n_sizes + 3 < argc; ++n_sizes) sizes[n_sizes] = strtoull(argv[n_sizes + 3], NULL, 10);
   pin(0);
-  size_t sizes[] = {256 << 10, 4 << 20, 64 << 20};
   const char* modes[] = {"idle", "spin", "compute"};
   pthread_t th; pthread_create(&th, NULL, cpu1_thread, NULL);
   volatile double sink = 0;
-  for (int si = 0; si < 3; ++si) {
+  for (int si = 0; si < n_sizes; ++si) {
     n = sizes[si] / sizeof(double); buf = aligned_alloc(64, sizes[si]);
     for (size_t i = 0; i < n; ++i) buf[i] = (double)i;
     for (int writer = 0; writer < 2; ++writer)
-      for (int m = 0; m < 3; ++m) {
+      for (int m = 0; m < n_modes && m < 3; ++m) {
         atomic_store(&mode, m);
         struct timespec t = {0, 2000000}; nanosleep(&t, NULL);
         enum { R = 101 }; double v[R];
