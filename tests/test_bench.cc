@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -300,11 +301,13 @@ TEST_CASE("on_each_cpu runs each CPU's share on that CPU, the worker parked befo
   ScopedPin pin;  // the caller on cpu0, as the profiler's
   for (int rep = 0; rep < 200; ++rep) {
     if (rep % 2 == 0) park_thread_set_worker();
-    int cpu_of[2] = {-2, -2}, calls = 0;
+    // Both shares run at once: the count must be atomic (a plain int lost one in CI).
+    int cpu_of[2] = {-2, -2};
+    std::atomic<int> calls{0};
     on_each_cpu(2, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) cpu_of[k] = sched_getcpu(), ++calls;
     });
-    REQUIRE(calls == 2);
+    REQUIRE(calls.load() == 2);
     if (available_thread_set_cpus() > 1) {
       CHECK(cpu_of[0] == thread_set_cpu(0));
       CHECK(cpu_of[1] == thread_set_cpu(1));
