@@ -113,6 +113,16 @@ bool core_link_far(double now_ns, double profile_ns) {
   return now_ns > 0 && profile_ns > 0 && now_ns > kCoreLinkFar * profile_ns;
 }
 
+std::vector<bool> rounds_near(const std::vector<double>& link_before, double link_after, double profile_ns, int n) {
+  if (profile_ns <= 0 || n <= 0 || link_before.size() < size_t(n) || link_after <= 0) return {};
+  std::vector<bool> near(static_cast<size_t>(n));
+  for (size_t r = 0; r < near.size(); ++r) {
+    const double after = r + 1 < near.size() ? link_before[r + 1] : link_after;
+    near[r] = link_before[r] > 0 && after > 0 && !core_link_far(link_before[r], profile_ns) && !core_link_far(after, profile_ns);
+  }
+  return near;
+}
+
 double probe_speed_ms(int threads) {
   if (threads < 1 || threads > kMaxProbeThreads || threads > available_thread_set_cpus()) return 0;
   static ProbeBuffers bufs;

@@ -42,6 +42,12 @@ constexpr int kCoreLinkTrips = 20000;
 /// than when the LUT was made (0, not probed, never is).
 constexpr double kCoreLinkFar = 2.0;
 bool core_link_far(double now_ns, double profile_ns);
+/// Which of n measurement rounds ran with the cores as close as in the profile: round r is
+/// near when the probe before it (link_before[r]) and the one after it (link_before[r + 1],
+/// or link_after for the last) are both not core_link_far. A spell of far placement lasts tens
+/// of seconds, so a round bracketed by two near probes most likely ran near too. Empty when
+/// there is nothing to compare (no profile figure, or fewer than n + 1 probes).
+std::vector<bool> rounds_near(const std::vector<double>& link_before, double link_after, double profile_ns, int n);
 
 /// Probe times collected over a profile or a bench run, per thread set.
 class SpeedSamples {

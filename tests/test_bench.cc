@@ -514,5 +514,33 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
         std::string::npos);
   for (BenchRow& r : two) r.core_link_far_rounds = 3;
   CHECK(bench_markdown(two, "# t").find("more than 2x farther in 3 of ") != std::string::npos);
-  CHECK(bench_csv(two).find(",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms\n") != std::string::npos);
+  CHECK(bench_csv(two).find(",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms,near_rounds,measured_near_ms\n") !=
+        std::string::npos);
+  for (const BenchRow& r : two) {
+    CHECK(r.near_rounds >= 0);
+    CHECK(r.near_rounds <= r.rounds);
+    CHECK((r.measured_near_ms > 0) == (r.near_rounds >= kMinNearRounds));
+  }
+  // The near rounds' line: a figure per deployment against its prediction, or too few.
+  for (BenchRow& r : two) r.near_rounds = 4, r.measured_near_ms = 1.1 * r.predicted_ms;
+  const std::string md = bench_markdown(two, "# t");
+  CHECK(md.find("Over the 4 rounds with the cores as close as in the profile") != std::string::npos);
+  CHECK(md.find(two[0].label + " ") != std::string::npos);
+  CHECK(md.find("(+10.0 % vs predicted)") != std::string::npos);
+  for (BenchRow& r : two) r.near_rounds = 2, r.measured_near_ms = 0;
+  CHECK(bench_markdown(two, "# t").find("Only 2 round(s) ran with the cores as close") != std::string::npos);
+  for (BenchRow& r : two) r.core_link_far_rounds = 0;
+  CHECK(bench_markdown(two, "# t").find("as close as in the profile") == std::string::npos);
+}
+
+TEST_CASE("rounds_near: a round counts when the probes before and after it are both near") {
+  // Profile 100 ns: 2x farther is far. Probes before rounds 0..3, then the one after the last.
+  const std::vector<double> before = {90, 110, 350, 120};
+  CHECK(rounds_near(before, 95, 100, 4) == std::vector<bool>{true, false, false, true});
+  CHECK(rounds_near(before, 400, 100, 4) == std::vector<bool>{true, false, false, false});
+  CHECK(rounds_near({90, 0}, 95, 100, 2) == std::vector<bool>{false, false});  // a probe that did not run
+  CHECK(rounds_near(before, 95, 0, 4).empty());    // a LUT from before the probe
+  CHECK(rounds_near(before, 0, 100, 4).empty());   // no probe after the last round
+  CHECK(rounds_near({90, 110}, 95, 100, 3).empty());  // fewer probes than rounds
+  CHECK(rounds_near({}, 95, 100, 0).empty());
 }

@@ -247,15 +247,30 @@ Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>
   return Status::ok();
 }
 
+// The median of a deployment's plain runs over the rounds the cores ran as close as in the
+// profile (rounds_near), when there are kMinNearRounds of them: the figure a LUT profiled with
+// close cores can predict. The median over every round stays the measurement.
+void measure_near(const std::vector<bool>& near, Trial* c) {
+  std::vector<double> ms;
+  for (size_t r = 0; r < near.size() && r < c->plain_ms.size(); ++r)
+    if (near[r]) ms.push_back(c->plain_ms[r]);
+  c->row.near_rounds = int(ms.size());
+  c->row.measured_near_ms = int(ms.size()) >= kMinNearRounds ? median_of(ms) : 0;
+}
+
 // The device's drift since profiling, from the probe timed before every round; and the
-// cores' distance (the core link) against the profile's, told for the report only.
-Status predict_at_speed(const Lut& lut, const SpeedSamples& now, std::vector<Trial*>& live) {
+// cores' distance (the core link, probed before every round and after the last) against the
+// profile's.
+Status predict_at_speed(const Lut& lut, const SpeedSamples& now, double link_after, std::vector<Trial*>& live) {
   int far = 0;
   for (double ns : now.link_ns()) far += core_link_far(ns, lut.runtime.core_link_ns);
+  const int rounds = live.empty() ? 0 : int(live[0]->plain_ms.size());
+  const std::vector<bool> near = rounds_near(now.link_ns(), link_after, lut.runtime.core_link_ns, rounds);
   for (Trial* c : live) {
     c->row.core_link_ns = now.link_median();
     c->row.core_link_profile_ns = lut.runtime.core_link_ns;
     c->row.core_link_far_rounds = far;
+    if (!near.empty()) measure_near(near, c);
   }
   if (!lut.runtime.has_speed()) return Status::ok();
   const std::vector<double> ms = now.medians(), k = speed_ratios(lut.runtime.speed_ms, ms);
@@ -397,9 +412,10 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     }
     if (o.recheck) LW_RETURN_IF_ERROR(recheck_slice(net, o, recheck, r, &now));
   }
+  const double link_after = max_threads >= 2 ? probe_core_link_ns() : 0;  // brackets the last round
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
-  LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, live));
+  LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
   for (Trial& c : all) {
     if (c.exec) {
       summarise(c);

@@ -21,6 +21,7 @@ namespace lw {
 
 constexpr int kDefaultBenchRounds = 15;           // interleaved rounds per (model, threads)
 constexpr int kDefaultBenchCalibration = 4;       // calibration samples for int8 deployments
+constexpr int kMinNearRounds = 3;                 // near rounds needed for BenchRow::measured_near_ms
 constexpr const char* kBestSingleLabels[] = {"native", "xnnpack", "onednn", "torch-nchw", "torch-nhwc"};
 
 struct BenchOptions {
@@ -60,6 +61,13 @@ struct BenchRow {
   /// core_link_ns, 0 when it has none).
   double core_link_ns = 0, core_link_profile_ns = 0;
   int core_link_far_rounds = 0;
+  /// The rounds run with the cores as close as in the profile (env/speed_probe.h
+  /// rounds_near: near probes before and after), and the median of the plain runs over them
+  /// when there are at least kMinNearRounds (else 0): what a LUT profiled with close cores
+  /// can be held to. On the Zen 4 VM of results/reference/core-distance/ GoogLeNet's 2-thread
+  /// opt-fp32 ran 15.6 ms in rounds ~300 ns apart and 12.2 ms ~100 ns apart (LUT 11.3).
+  int near_rounds = 0;
+  double measured_near_ms = 0;
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
   /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment

@@ -80,6 +80,25 @@ std::string summary_line(const Block& b) {
   return s + fmt("%.2f", b.back()->load_avg) + " |\n";
 }
 
+// The deployments measured over the rounds with the cores as close as in the profile,
+// against their predictions; only when some rounds ran farther apart.
+std::string near_line(const Block& b) {
+  if (b.empty() || b[0]->core_link_far_rounds == 0 || b[0]->core_link_profile_ns <= 0) return "";
+  const int n = b[0]->near_rounds;
+  if (n < kMinNearRounds)
+    return "\nOnly " + std::to_string(n) + " round(s) ran with the cores as close as in the profile: too few for a figure to hold "
+           "the LUT to; measure again when the host keeps the cores close\n";
+  std::string s = "\nOver the " + std::to_string(n) + " rounds with the cores as close as in the profile (near probes before and after):";
+  const char* sep = " ";
+  for (const BenchRow* r : b) {
+    if (r->status != "ok" || r->measured_near_ms <= 0) continue;
+    s += sep + r->label + " " + fmt("%.2f", r->measured_near_ms) + " ms";
+    if (r->predicted_ms > 0) s += " (" + fmt("%+.1f", 100 * (r->measured_near_ms - r->predicted_ms) / r->predicted_ms) + " % vs predicted)";
+    sep = ", ";
+  }
+  return s + "\n";
+}
+
 std::string detail_table(const Block& b) {
   std::ostringstream os;
   os << "\n### " << b[0]->model << ", threads <= " << b[0]->threads << "\n\n"
@@ -117,7 +136,7 @@ std::string detail_table(const Block& b) {
         os << "; more than " << fmt("%.0f", kCoreLinkFar) << "x farther in " << r->core_link_far_rounds << " of " << r->rounds
            << " rounds: the host placed the cores apart, and 2-thread figures of those rounds are slower than the LUT "
               "can predict";
-      os << "\n";
+      os << "\n" << near_line(b);
       break;
     }
   return os.str();
@@ -150,7 +169,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
         "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds,"
-        "timed_ms\n";
+        "timed_ms,near_rounds,measured_near_ms\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -160,7 +179,8 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.2f", r.sqnr_db) << ',' << fmt("%.2f", r.load_avg) << ',' << csv_field(r.note) << ','
        << fmt("%.4f", r.recheck_ms) << ',' << fmt("%.4f", r.at_speed_ms) << ',' << fmt("%.4f", r.speed_ratio_t1) << ','
        << fmt("%.4f", r.speed_ratio_t2) << ',' << fmt("%.1f", r.core_link_ns) << ',' << fmt("%.1f", r.core_link_profile_ns)
-       << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << '\n';
+       << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << ',' << r.near_rounds << ','
+       << fmt("%.4f", r.measured_near_ms) << '\n';
   return os.str();
 }
 
