@@ -19,7 +19,12 @@ nlohmann::json Protocol::to_json() const {
   // Absent when off, so LUTs (and LUT cache keys) of the paper protocol keep their text.
   if (median_ci > 0) j["median_ci"] = median_ci;
   if (early_stop_margin > 0) j["early_stop_margin"] = early_stop_margin;
-  if (cold_cache && cover_activations) j["copies_cover"] = "weights+activations";
+  if (cold_cache && cover_activations) {
+    j["copies_cover"] = "weights+activations";
+    // In the implementation's activation type (env/profiler.cc passing_bytes; f32 for
+    // every implementation before 2026-11-25).
+    j["network_bytes_in"] = "implementation-dtype";
+  }
   if (cold_cache && cover_shared_cache) {
     j["flush_at_least"] = "shared-cache";
     j["output_starts_in"] = "shared-cache";

@@ -66,12 +66,17 @@ struct ProfileOptions {
 /// what passes through the caches between two of its runs in the network, less the layer's
 /// own packed weights, capped at 31 times them or, with Protocol::cover_shared_cache, at
 /// `shared_cache` bytes if that is more. With Protocol::cover_activations, the network's
-/// weights and outputs in f32 bytes, whatever the implementation's type (counting an int8
-/// layer's network in int8 bytes was tried and left it 6-23 % too fast on a shared VM:
-/// results/reference/int8-flush/); otherwise the network's f32 weights counted in the
-/// layer's f32 weights. 0 for a warm protocol or a layer without weights.
+/// weights and outputs of `element_bytes` each (the implementation's activation type: an
+/// int8 layer's neighbours are int8 too, so an int8 network moves a quarter of the f32
+/// bytes), counted in copies of the implementation's packed weights; otherwise the
+/// network's f32 weights counted in the layer's f32 weights. 0 for a warm protocol or a layer
+/// without weights. (On a noisy Zen 5 VM whose cores sat ~480 ns apart the int8 count was
+/// tried and not adopted, results/reference/int8-flush/; on a quiet Zen 4 VM it brought the
+/// int8 deployments from 7-14 % under their measurement to within 4 %, f32 unchanged,
+/// results/reference/core-distance/int8-bytes/.)
 size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
-                        int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache);
+                        int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache,
+                        size_t element_bytes = 4);
 
 /// Profiles `net` (BatchNorm folded). Resumes from "<out_path>.partial" when it exists and
 /// matches the model, device and protocol; otherwise refuses (delete it to start over).

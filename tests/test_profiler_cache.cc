@@ -2,6 +2,7 @@
 // timed runs of a primitive, and what the LUT's protocol object records about it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -109,6 +110,24 @@ TEST_CASE("cold protocol: a small layer reads at least the shared cache's bytes 
   p.cover_shared_cache = false;
   CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 4096) == 31 * packed);
   CHECK_FALSE(p.to_json().contains("flush_at_least"));
+}
+
+TEST_CASE("cold protocol: an int8 or bf16 implementation counts the network's data in its own element size") {
+  // The network moves 1000 + 3000 elements: 16000 bytes in f32, 8000 in bf16, 4000 in int8.
+  const int64_t weights = 1000, outputs = 3000;
+  const size_t packed = 8;
+  Protocol p;
+  for (size_t bytes : {4, 2, 1}) {
+    CAPTURE(bytes);
+    const size_t all = 4000 * bytes - packed;  // all of it, less the layer's own packed weights
+    CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 1 << 20, bytes) == all);
+    CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 2048, bytes) == std::min(all, size_t(2048)));
+  }
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 1 << 20) == 16000 - packed);  // f32 by default
+  // An int8 network that fits where the f32 one did not: less than the shared cache is read.
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 6000, 4) == 6000);
+  CHECK(cold_flush_bytes(p, weights, outputs, weights, packed, 6000, 1) == 4000 - packed);
+  CHECK(p.to_json().value("network_bytes_in", "") == "implementation-dtype");
 }
 
 TEST_CASE("cold protocol: every run, the warm-up's included, starts right after the thread pool is woken") {
