@@ -81,10 +81,11 @@ std::string summary_line(const Block& b) {
 }
 
 // The deployments measured over the rounds with the cores as close as in the profile,
-// against their predictions; only when some rounds ran farther apart.
-std::string near_line(const Block& b) {
-  if (b.empty() || b[0]->core_link_far_rounds == 0 || b[0]->core_link_profile_ns <= 0) return "";
-  const int n = b[0]->near_rounds;
+// against their predictions; only when some rounds ran farther apart. `probed`: a measured
+// row of the block (the counts are the same for all of them; a row not measured has none).
+std::string near_line(const Block& b, const BenchRow& probed) {
+  if (probed.core_link_far_rounds == 0 || probed.core_link_profile_ns <= 0) return "";
+  const int n = probed.near_rounds;
   if (n < kMinNearRounds)
     return "\nOnly " + std::to_string(n) + " round(s) ran with the cores as close as in the profile: too few for a figure to hold "
            "the LUT to; measure again when the host keeps the cores close\n";
@@ -136,7 +137,7 @@ std::string detail_table(const Block& b) {
         os << "; more than " << fmt("%.0f", kCoreLinkFar) << "x farther in " << r->core_link_far_rounds << " of " << r->rounds
            << " rounds: the host placed the cores apart, and 2-thread figures of those rounds are slower than the LUT "
               "can predict";
-      os << "\n" << near_line(b);
+      os << "\n" << near_line(b, *r);
       break;
     }
   return os.str();
