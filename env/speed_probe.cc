@@ -115,11 +115,10 @@ bool core_link_far(double now_ns, double profile_ns) {
 
 std::vector<bool> rounds_near(const std::vector<double>& link_before, double link_after, double profile_ns, int n) {
   if (profile_ns <= 0 || n <= 0 || link_before.size() < size_t(n) || link_after <= 0) return {};
+  auto near_probe = [&](double ns) { return ns > 0 && !core_link_far(ns, profile_ns); };  // 0: it did not run
   std::vector<bool> near(static_cast<size_t>(n));
-  for (size_t r = 0; r < near.size(); ++r) {
-    const double after = r + 1 < near.size() ? link_before[r + 1] : link_after;
-    near[r] = link_before[r] > 0 && after > 0 && !core_link_far(link_before[r], profile_ns) && !core_link_far(after, profile_ns);
-  }
+  for (size_t r = 0; r < near.size(); ++r)
+    near[r] = near_probe(link_before[r]) && near_probe(r + 1 < near.size() ? link_before[r + 1] : link_after);
   return near;
 }
 
