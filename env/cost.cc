@@ -48,11 +48,7 @@ void fill_conversions(const Lut& lut, Problem* p) {
         c.from_format >= F || c.to_format >= F)
       continue;
     double& slot = p->conv_ms[(size_t(c.producer) * F + c.from_format) * F + c.to_format];
-    // (A native step waits for its worker at most as long as the caller takes to run the
-    // worker's half itself: parallel_for takes it back; a tiny one never wakes the worker.)
-    const bool on_native = conversion_pool({lut.formats[c.from_format], lut.formats[c.to_format]}) == ThreadPoolId::kNative;
-    const double detour = on_native ? std::min(p->native_detour_ms, c.chain_ms) : 0.0;
-    slot = std::min(slot, c.chain_ms + detour);
+    slot = std::min(slot, c.chain_ms);
   }
 }
 
@@ -108,12 +104,6 @@ void set_handoffs(const Lut& lut, Problem* p) {
   if (!lut.runtime.has_handoffs() || !pools) return;
   p->handoff = lut.runtime.handoff_ms;
   for (double& h : p->handoff) h = std::max(h, 0.0);
-  // The least measured hand-off into the native pool (a pool without a probe job, OpenBLAS,
-  // reads 0: not measured, not free).
-  double least = kInf;
-  for (int from = 0; from < kThreadPoolCount; ++from)
-    if (const double h = p->handoff_ms(from, int(ThreadPoolId::kNative)); h > 0) least = std::min(least, h);
-  p->native_detour_ms = least < kInf ? least : 0.0;
 }
 
 void fill_edges(const Lut& lut, Problem* p) {

@@ -22,12 +22,10 @@
 /// the step before it pays the measured hand-off between the two pools. Layers run in LUT
 /// order, so the step before layer t is layer t-1's, or, when t-1 is a fused pseudo-impl
 /// (it runs nothing), its absorber's (walking back); layer 0 (the input copy) and the output
-/// copy after the last layer run on the caller. A conversion into a 2-thread format that
-/// moves data (conversion_pool) runs on the native pool between two other steps: its chain is charged the least hand-off into the
-/// native pool (native_detour_ms, at most the chain's own cost: our pool's caller takes a
-/// late worker's half back), so it stays a cost of the conversion table that every
-/// agent reads; the exit pool after it is taken as the layer's before it (an approximation:
-/// bench --steps shows what remains). A LUT without hand-offs charges none.
+/// copy after the last layer run on the caller. A conversion runs on the pool of the step
+/// that reads it (the executor lends it that pool; the network output's, on the last
+/// layer's), so it is charged its chain alone and the hand-off stays the consumer's: the
+/// conversion starts the consumer's pool a little earlier. A LUT without hand-offs charges none.
 ///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
@@ -106,9 +104,6 @@ struct Problem {
   /// Lut::runtime.handoff_ms (>= 0), from * kThreadPoolCount + to; empty: none charged.
   std::vector<double> handoff;
   static constexpr int8_t kNoStep = -1;
-  /// Added to every conversion chain into a 2-thread format, capped at the chain's cost (0
-  /// without hand-offs).
-  double native_detour_ms = 0;
 
   bool has_handoffs() const { return !handoff.empty(); }
   double handoff_ms(int from_pool, int to_pool) const {

@@ -82,9 +82,13 @@ TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 
       if (r.label.find("int8") == std::string::npos && r.label != "opt-mixed") CHECK(r.sqnr_db > 60);  // f32 deployments only
     }
     CHECK(!steps.empty());
-    for (const BenchStep& s : steps) CHECK(s.mean_ms > 0);
+    for (const BenchStep& s : steps) {
+      CHECK(s.mean_ms > 0);
+      CHECK(parse_thread_pool(s.pool).has_value());
+      if (s.threads == 1) CHECK(s.pool == "caller");
+    }
     CHECK(bench_steps_csv(steps).rfind("model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,"
-                                       "recheck_ms,mean_ms\n", 0) == 0);
+                                       "recheck_ms,mean_ms,pool\n", 0) == 0);
   }
 }
 
@@ -205,10 +209,17 @@ TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from convers
 }
 
 namespace {
-std::string pool_of(const ExecStep& s) {
-  if (s.conversion) return "native";
+// From the names, apart from the executor: a layer step's pool is its library's; a 2-thread
+// conversion runs on the pool of the layer step that reads it (the last one's for the
+// network output).
+std::string pool_of(const std::vector<ExecStep>& steps, size_t k) {
+  size_t r = k;
+  while (r < steps.size() && steps[r].conversion) ++r;
+  if (r == steps.size())
+    for (r = k; steps[r].conversion && r > 0;) --r;
+  const std::string& name = steps[r].name;
   for (const char* lib : {"xnnpack", "torch", "openblas"})
-    if (s.name.find(std::string("_") + lib + "_") != std::string::npos) return lib;
+    if (name.find(std::string("_") + lib + "_") != std::string::npos) return lib;
   return "native";
 }
 }  // namespace
@@ -236,8 +247,8 @@ TEST_CASE("2-thread steps park their pool's workers exactly where the next 2-thr
       CHECK(!s.parks_pool);
       continue;
     }
-    const ExecStep& next = a->steps()[*(it + 1 == t2.end() ? t2.begin() : it + 1)];
-    CHECK(s.parks_pool == (pool_of(next) != pool_of(s)));
+    const size_t next = *(it + 1 == t2.end() ? t2.begin() : it + 1);
+    CHECK(s.parks_pool == (pool_of(a->steps(), next) != pool_of(a->steps(), k)));
     parks += s.parks_pool;
   }
   REQUIRE(parks > 0);  // the tiny net alternates xnnpack and native (flatten, conversions)

@@ -3,13 +3,18 @@
 #include <doctest/doctest.h>
 #include <xmmintrin.h>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
 #include "libs/exec/executor.h"
+#include "libs/ops/thread_pool.h"
 #include "libs/ref/reference.h"
 #include "libs/zoo/zoo.h"
 #include "libs/zoo/zoo_builder.h"
@@ -280,4 +285,82 @@ TEST_CASE("deployments flush denormals on every thread, and give the caller its 
       CHECK(nonzero == 0);
       CHECK(_mm_getcsr() == mode);
     }
+}
+
+TEST_CASE("a 2-thread conversion runs on the pool of the step that reads it, and the result is right") {
+  // (Our worker slept while libgomp's spun on cpu1: 10-40 us per conversion between oneDNN
+  // steps, measured; on the reader's pool the conversion runs as profiled.)
+  if (available_thread_set_cpus() < 2) return;
+  Network net = testers::small_model("mobilenetv2");
+  std::vector<std::vector<ImplDesc>> plans;
+  for (Library lib : {Library::kXnnpack, Library::kOnednn, Library::kNative}) {
+    plans.emplace_back();
+    REQUIRE(library_assignment(net, default_registry(), lib, 2, &plans.back()).is_ok());
+  }
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    plans.emplace_back();
+    REQUIRE(random_assignment(net, default_registry(), seed, &plans.back()).is_ok());
+  }
+  int lent[kThreadPoolCount] = {};
+  for (size_t k = 0; k < plans.size(); ++k) {
+    CAPTURE(k);
+    std::unique_ptr<Executor> ex;
+    PlanOptions opt;
+    opt.registry = &default_registry();
+    REQUIRE(Executor::plan(net, plans[k], opt, &ex).is_ok());
+    const std::vector<ExecStep>& steps = ex->steps();
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (!steps[s].conversion || steps[s].pool < 0) continue;
+      // The step that reads it: the next layer step; for the network output's, the last one's.
+      size_t r = s + 1, last = s;
+      while (r < steps.size() && steps[r].conversion) ++r;
+      while (last > 0 && steps[last].conversion) --last;
+      // (a chain that moves the data on thread set 2 and then hands it to a 1-thread reader
+      // keeps our worker)
+      const int reader = (r < steps.size() ? steps[r] : steps[last]).pool;
+      CAPTURE(steps[s].name);
+      CHECK(steps[s].pool == (reader >= 0 ? reader : int(ThreadPoolId::kNative)));
+      ++lent[steps[s].pool];
+    }
+    CHECK(run_vs_reference(net, plans[k]) <= 1e-2);
+  }
+  CHECK(lent[int(ThreadPoolId::kXnnpack)] > 0);
+  CHECK(lent[int(ThreadPoolId::kOpenmp)] > 0);
+}
+
+TEST_CASE("ScopedRangePool: parallel_for's second half runs on the lent pool's cpu1 thread") {
+  if (available_thread_set_cpus() < 2) return;
+  default_registry();  // registers the libraries' pools
+  REQUIRE(pool_runs_ranges(ThreadPoolId::kOpenmp));
+  REQUIRE(pool_runs_ranges(ThreadPoolId::kXnnpack));
+  CHECK(pool_runs_ranges(ThreadPoolId::kNative));
+  CHECK_FALSE(pool_runs_ranges(ThreadPoolId::kCaller));
+  ScopedPin pin;
+  std::thread::id ours;
+  on_each_cpu(2, [&](int64_t b, int64_t) {
+    if (b == 1) ours = std::this_thread::get_id();
+  });
+  for (ThreadPoolId pool : {ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack}) {
+    const std::string pool_name = to_string(pool);
+    CAPTURE(pool_name);
+    for (int rep = 0; rep < 20; ++rep) {
+      std::vector<int> hits(1000, 0);
+      std::thread::id second;
+      int cpu = -1;
+      {
+        ScopedRangePool lend{int(pool)};
+        parallel_for(2, int64_t(hits.size()), 8, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) ++hits[size_t(k)];
+          if (b > 0) second = std::this_thread::get_id(), cpu = sched_getcpu();
+        });
+      }
+      CHECK(std::count(hits.begin(), hits.end(), 1) == 1000);
+      const bool on_caller = second == std::this_thread::get_id(), on_ours = second == ours;
+      CHECK_FALSE(on_ours);
+      // An OpenMP team's thread 1 runs its part; pthreadpool's caller may steal a late
+      // worker's item, as parallel_for's takes it back.
+      if (pool == ThreadPoolId::kOpenmp || !on_caller) CHECK(cpu == thread_set_cpu(1));
+      if (pool == ThreadPoolId::kOpenmp) CHECK_FALSE(on_caller);
+    }
+  }
 }

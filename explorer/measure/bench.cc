@@ -292,6 +292,7 @@ void collect_steps(const Lut& lut, const Lut* now, const Trial& c, std::vector<B
     s.layer = info[k].layer;
     s.name = info[k].name;
     s.conversion = info[k].conversion;
+    s.pool = info[k].pool < 0 ? "caller" : to_string(ThreadPoolId(info[k].pool));
     s.measured_ms = median_of(c.step_ms[k]);
     s.mean_ms = mean_of(c.step_ms[k]);
     s.lut_ms = lut_ms_of(lut, info[k]);

@@ -101,6 +101,7 @@ struct BenchStep {
   double mean_ms = 0;  // its mean over the rounds: a sum of means is the expected run time
   double lut_ms = -1;  // the LUT's median for this impl / converter; -1 when absent
   double recheck_ms = -1;  // an implementation's median timed again (BenchOptions::recheck); -1: not
+  std::string pool = "caller";  // the pool whose cpu1 thread ran part of it (ExecStep::pool)
 };
 
 /// The LUT for `net` at `path` when it matches the model and this device; otherwise

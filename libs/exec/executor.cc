@@ -92,6 +92,7 @@ class Planner {
     x_.values.push_back({net_.input_shape(), Format{}, 0, quant_of(0)});
     produced_[{0, Format{}.name()}] = 0;
     source_.assign(net_.layers.size(), 0);
+    layer_pool_.assign(net_.layers.size(), -1);
     for (size_t i = 1; i < net_.layers.size(); ++i) LW_RETURN_IF_ERROR(add_layer(int(i)));
     x_.layer_value.assign(net_.layers.size(), 0);
     for (size_t i = 1; i < net_.layers.size(); ++i) x_.layer_value[i] = native_.at(source_[i]);
@@ -100,7 +101,7 @@ class Planner {
     const Format out = opt_.output_format.value_or(Format{Layout::kNCHW, DType::kF32, f.threads});
     if (out.layout != Layout::kNCHW || out.dtype != DType::kF32)
       return invalid_argument("the network output must be delivered as NCHW f32, not " + out.name());
-    return value_in(last, out, int(net_.layers.size()) - 1, &x_.output_value);
+    return value_in(last, out, int(net_.layers.size()) - 1, layer_pool_[last], &x_.output_value);
   }
 
  private:
@@ -151,16 +152,17 @@ class Planner {
     const bool clamp = f.activation == LayerKind::kRelu || f.activation == LayerKind::kRelu6;
     const int written = f.activation_layer >= 0 && clamp ? f.activation_layer : f.add >= 0 ? f.add : i;
     PrimitiveArgs args{d, nullptr, {}, {}, quant_of(written)};
+    const int pool = d.threads > 1 ? int(thread_pool_of(d.library, d.threads)) : -1;
     for (int p : l.inputs) {
       int v;
-      LW_RETURN_IF_ERROR(value_in(source_[p], input_format(d), i, &v));
+      LW_RETURN_IF_ERROR(value_in(source_[p], input_format(d), i, pool, &v));
       in.push_back(v);
       args.in_shapes.push_back(x_.values[v].shape);
       args.in_quant.push_back(x_.values[v].quant);
     }
     if (f.add >= 0) {  // the residual, in the format the conv writes and accumulates into
       int v;
-      LW_RETURN_IF_ERROR(value_in(source_[f.residual], output_format(d), i, &v));
+      LW_RETURN_IF_ERROR(value_in(source_[f.residual], output_format(d), i, pool, &v));
       in.push_back(v);
       args.in_shapes.push_back(x_.values[v].shape);
       args.in_quant.push_back(x_.values[v].quant);
@@ -174,15 +176,17 @@ class Planner {
     LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
     x_.values.push_back({prim->output_shape(), output_format(d), i, args.out_quant});
     int v = int(x_.values.size()) - 1;
-    add_step(std::move(prim), in, v, i, false, d.threads > 1 ? int(thread_pool_of(d.library, d.threads)) : -1);
+    add_step(std::move(prim), in, v, i, false, pool);
+    layer_pool_[i] = pool;
     native_[i] = v;
     source_[i] = i;
     produced_[{i, output_format(d).name()}] = v;
     return Status::ok();
   }
 
-  // The value holding layer `src`'s output in format `f`, converting if needed.
-  Status value_in(int src, const Format& f, int consumer, int* out) {
+  // The value holding layer `src`'s output in format `f`, converting if needed. `pool`: the
+  // pool of the step that reads it (-1: the caller).
+  Status value_in(int src, const Format& f, int consumer, int pool, int* out) {
     auto it = produced_.find({src, f.name()});
     if (it != produced_.end()) {
       *out = it->second;
@@ -204,11 +208,13 @@ class Planner {
       LW_RETURN_IF_ERROR(opt_.registry->create_conversion(c, from.shape, from.quant, &prim));
       x_.values.push_back({from.shape, c.to, src, from.quant});
       int nv = int(x_.values.size()) - 1;
-      // Conversions are native primitives: they run on our worker, a thread-set change on
-      // the caller (it moves no data; as a native step it parked the pool before and after it:
-      // MobileNetV3-Large's xnnpack mul after a 1-thread hardsigmoid waited 0.23 ms, LUT 0.003).
-      const ThreadPoolId pool = conversion_pool(c);
-      add_step(std::move(prim), {v}, nv, consumer, true, pool == ThreadPoolId::kCaller ? -1 : int(pool));
+      // A thread-set change runs on the caller (it moves no data; as a native step it parked
+      // the pool before and after it: MobileNetV3-Large's xnnpack mul after a 1-thread
+      // hardsigmoid waited 0.23 ms, LUT 0.003). A 2-thread conversion that moves data runs on
+      // the pool of the step that reads it (ScopedRangePool in run()), our worker's otherwise.
+      ThreadPoolId on = conversion_pool(c);
+      if (on == ThreadPoolId::kNative && pool >= 0 && pool_runs_ranges(ThreadPoolId(pool))) on = ThreadPoolId(pool);
+      add_step(std::move(prim), {v}, nv, consumer, true, on == ThreadPoolId::kCaller ? -1 : int(on));
       info_.back().source = src;
       v = nv;
     }
@@ -220,7 +226,7 @@ class Planner {
   }
 
   void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion, int pool) {
-    info_.push_back({prim->name(), layer, conversion, 0, false});
+    info_.push_back({prim->name(), layer, conversion, 0, false, -1, pool});
     x_.steps.push_back({std::move(prim), std::move(in), out, pool, false});
   }
 
@@ -232,6 +238,7 @@ class Planner {
   const std::vector<QuantParams> quant_;  // the calibrated quantisation, concat-aligned
   std::vector<int> source_;       // layer whose output layer i's output is (fused: producer)
   std::map<int, int> native_;     // layer -> value it produced
+  std::vector<int> layer_pool_;   // layer -> pool of its step (-1: the caller, or no step)
   std::map<std::pair<int, std::string>, int> produced_;  // (layer, format) -> value
 };
 
@@ -316,6 +323,8 @@ Status Executor::run(const Tensor& input, Tensor* output) {
   ScopedPin pin;
   for (size_t s = 0; s < x.steps.size(); ++s) {
     auto t0 = x.time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    // (a conversion's parallel_for runs on its step's pool: see value_in)
+    ScopedRangePool lend(info_[s].conversion ? x.steps[s].pool : -1);
     Status st = x.steps[s].prim->run();
     if (!st.is_ok()) return primitive_error("run", x.steps[s].prim->name(), st);
     if (x.steps[s].release) release_pool(x.steps[s].pool);

@@ -59,6 +59,9 @@ struct ExecStep {
   bool parks_pool = false;
   /// A conversion: the layer whose output it converts (its tensor's shape); -1 otherwise.
   int source = -1;
+  /// The pool whose cpu1 thread runs its second half (ThreadPoolId); -1: the caller alone.
+  /// A conversion takes the pool of the step that reads it.
+  int pool = -1;
 };
 
 class Executor {

@@ -95,6 +95,15 @@ void omp_pool_job(double item_us) {
   busy_for_us(item_us);
 }
 
+void omp_pool_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx) {
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_num_threads() < 2) fn(ctx, 0, n);
+    else if (omp_get_thread_num() == 0) fn(ctx, 0, mid);
+    else fn(ctx, mid, n);
+  }
+}
+
 void prepare_threads() {
   // Read the allowed set once while the caller is unpinned (registration), then pin OpenMP
   // thread 1 of this caller's team to the thread set's second CPU.

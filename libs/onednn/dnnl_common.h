@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libs/onednn/onednn.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw::dnnl_ops {
 
@@ -49,6 +50,9 @@ void set_threads(int threads);
 void prepare_threads();
 /// One busy item of `item_us` on each thread of libgomp's 2-thread team (register_pool_job).
 void omp_pool_job(double item_us);
+/// A parallel_for's two chunks on libgomp's 2-thread team: [0, mid) on the caller (thread 0),
+/// [mid, n) on thread 1 (register_pool_range; all of it on the caller if the team has one).
+void omp_pool_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx);
 
 /// A oneDNN primitive with its arguments: inputs are bound to DNNL_ARG_SRC* in order, the
 /// output to DNNL_ARG_DST, the workspace to DNNL_ARG_SCRATCHPAD; packed weights are

@@ -49,6 +49,7 @@ std::vector<Variant> variants() {
 void register_onednn(Registry& r) {
   dnnl_ops::prepare_threads();
   register_pool_job(ThreadPoolId::kOpenmp, dnnl_ops::omp_pool_job);
+  register_pool_range(ThreadPoolId::kOpenmp, dnnl_ops::omp_pool_range);
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

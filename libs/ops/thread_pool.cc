@@ -210,6 +210,8 @@ constexpr NameRow<ThreadPoolId> kPoolNames[] = {
 #undef X
 };
 std::atomic<PoolJobFn> g_job[kThreadPoolCount];
+std::atomic<PoolRangeFn> g_range[kThreadPoolCount];
+thread_local int t_range_pool = -1;  // ScopedRangePool's pool on this thread, -1: ours
 }  // namespace
 
 const char* to_string(ThreadPoolId p) { return name_of(kPoolNames, p); }
@@ -225,6 +227,13 @@ bool run_pool_job(ThreadPoolId pool, double item_us) {
   if (fn) fn(item_us);
   return fn != nullptr;
 }
+void register_pool_range(ThreadPoolId pool, PoolRangeFn fn) { g_range[int(pool)].store(fn); }
+bool pool_runs_ranges(ThreadPoolId pool) {
+  return pool == ThreadPoolId::kNative || (pool != ThreadPoolId::kCaller && g_range[int(pool)].load() != nullptr);
+}
+ScopedRangePool::ScopedRangePool(int pool) : previous_(t_range_pool) { t_range_pool = pool; }
+ScopedRangePool::~ScopedRangePool() { t_range_pool = previous_; }
+
 void busy_for_us(double us) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(int64_t(us * 1e3));
   while (std::chrono::steady_clock::now() < until) cpu_relax();
@@ -248,6 +257,9 @@ void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* 
   // Two chunks, the split rounded to the grain.
   int64_t mid = (n / grain + 1) / 2 * grain;
   mid = std::min(std::max(mid, grain), n);
+  // (on_each_cpu, take_back false, places data on our worker's CPU: never lent out)
+  if (take_back && t_range_pool >= 0 && t_range_pool < kThreadPoolCount)
+    if (PoolRangeFn run = g_range[t_range_pool].load()) return run(mid, n, fn, ctx);
   std::lock_guard<std::mutex> lk(worker_mutex());
   Worker& w = worker();
   w.post(fn, ctx, mid, n);

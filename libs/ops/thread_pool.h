@@ -94,6 +94,33 @@ void busy_for_us(double us);
 
 namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
+}  // namespace detail
+
+/// Runs fn(ctx, 0, mid) on the caller and fn(ctx, mid, n) on `pool`'s cpu1 thread, and waits
+/// for both: how a library lends its pool to a parallel_for (ScopedRangePool).
+using PoolRangeFn = void (*)(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx);
+void register_pool_range(ThreadPoolId pool, PoolRangeFn fn);
+/// True when parallel_for can run on `pool` (ours always; another once its library registered).
+bool pool_runs_ranges(ThreadPoolId pool);
+
+/// While alive, parallel_for on the calling thread splits its work over `pool`'s two threads
+/// instead of the caller and our worker (no effect for a pool that registered no range
+/// runner, or for kCaller / kNative). Why: a 2-thread conversion between two oneDNN steps
+/// woke our sleeping worker while libgomp's spun on cpu1, and measured 10-40 us over its LUT
+/// figure (MobileNetV3-Large's 2-thread int8 deployments: 65 conversions, +0.35 ms of 2.2);
+/// on the pool its neighbours use, whose worker is awake, it runs as profiled.
+class ScopedRangePool {
+ public:
+  explicit ScopedRangePool(int pool);
+  ~ScopedRangePool();
+  ScopedRangePool(const ScopedRangePool&) = delete;
+  ScopedRangePool& operator=(const ScopedRangePool&) = delete;
+
+ private:
+  int previous_;
+};
+
+namespace detail {
 /// take_back: the caller may run the worker's chunk itself when the worker has not started it.
 void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* ctx, bool take_back = true);
 template <typename Fn>

@@ -48,6 +48,7 @@ void register_xnnpack(Registry& r) {
   xnn::pool_for(2);  // make and pin the 2-thread pool now, never inside a timed run
   register_pool_release(int(ThreadPoolId::kXnnpack), xnn::release_pool2);
   register_pool_job(ThreadPoolId::kXnnpack, xnn::pool2_job);
+  register_pool_range(ThreadPoolId::kXnnpack, xnn::pool2_range);
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

@@ -79,6 +79,21 @@ void pool2_job(double item_us) {
     pthreadpool_parallelize_1d(p, [](void* us, size_t) { busy_for_us(*static_cast<double*>(us)); }, &item_us, 2, 0);
 }
 
+void pool2_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx) {
+  struct Job {
+    detail::RangeFn fn;
+    void* ctx;
+    int64_t mid, n;
+  } job{fn, ctx, mid, n};
+  pthreadpool_parallelize_1d(
+      pool_for(2),
+      [](void* c, size_t i) {
+        const Job& j = *static_cast<const Job*>(c);
+        i == 0 ? j.fn(j.ctx, 0, j.mid) : j.fn(j.ctx, j.mid, j.n);
+      },
+      &job, 2, 0);
+}
+
 Status f32_bounds(LayerKind act, float* lo, float* hi) {
   *lo = -std::numeric_limits<float>::infinity();
   *hi = std::numeric_limits<float>::infinity();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/ops/thread_pool.h"
 #include "libs/xnnpack/xnnpack.h"
 
 namespace lw::xnn {
@@ -20,6 +21,8 @@ pthreadpool_t pool_for(int threads);
 void release_pool2();
 /// Two busy items of `item_us` on the 2-thread pool (register_pool_job).
 void pool2_job(double item_us);
+/// A parallel_for's two chunks on the 2-thread pool, one item each (register_pool_range).
+void pool2_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx);
 
 /// Output clamp of a fused activation for f32 operators: none, relu, relu6; otherwise
 /// unsupported.
