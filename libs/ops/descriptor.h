@@ -88,8 +88,9 @@ struct ConversionDesc {
   bool operator==(const ConversionDesc& o) const { return from == o.from && to == o.to; }
 };
 Status parse_conversion_name(const std::string& name, ConversionDesc* out);
-/// The pool a conversion step runs on: ours (native) when it writes a 2-thread format and
-/// moves data; a change of thread set alone moves none and runs on the caller, waking no pool.
+/// The pool a conversion step runs on by itself: ours (native) when it writes a 2-thread
+/// format and moves data; a change of thread set alone moves none and runs on the caller,
+/// waking no pool. (The executor lends a 2-thread one the pool of the step that reads it.)
 ThreadPoolId conversion_pool(const ConversionDesc& c);
 
 }  // namespace lw

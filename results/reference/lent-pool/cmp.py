@@ -4,7 +4,7 @@ the median gap measured vs predicted over each set's three runs, at 1 thread, an
 over the near rounds (measured_near_ms). usage: python3 cmp.py"""
 import collections, csv, glob, os, statistics
 here = os.path.dirname(os.path.abspath(__file__))
-sets = {"our worker, native detour (pred32)": os.path.join(here, "../core-distance/int8-bytes/pred32"),
+sets = {"our worker, native detour (pred32)": os.path.join(here, "../core-distance/int8-bytes/pred32"), "lent pool (pred34)": os.path.join(here, "pred34"),
         "lent pool, no detour (pred33)": os.path.join(here, "pred33")}
 gaps = {}
 for name, d in sets.items():
