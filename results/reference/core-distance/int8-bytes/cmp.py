@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The f32 count (../pred30, ../pred31) against the int8 count (pred32): per model and deployment,
-the median gap measured vs predicted over each set's three runs, at 1 thread, and at 2 threads
-over the near rounds (bench's measured_near_ms; pred30 has none). usage: python3 cmp.py"""
-import collections, csv, glob, os, statistics
+"""Sets of prediction runs side by side: per model and deployment, the median gap measured vs
+predicted over each set's runs, at 1 thread, and at 2 threads over the near rounds (bench's
+measured_near_ms; pred30 has none). usage: python3 cmp.py [LABEL=DIR ...]; without arguments
+the f32 count (../pred30, ../pred31) against the int8 count (pred32)."""
+import collections, csv, glob, os, statistics, sys
 here = os.path.dirname(os.path.abspath(__file__))
-sets = {"f32 count (pred30)": os.path.join(here, "../pred30"), "f32 count (pred31)": os.path.join(here, "../pred31"),
-        "int8 count (pred32)": os.path.join(here, "pred32")}
+sets = dict(a.split("=", 1) for a in sys.argv[1:]) or {
+    "f32 count (pred30)": os.path.join(here, "../pred30"), "f32 count (pred31)": os.path.join(here, "../pred31"),
+    "int8 count (pred32)": os.path.join(here, "pred32")}
 gaps = {}
 for name, d in sets.items():
     acc = collections.defaultdict(list)
