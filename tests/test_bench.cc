@@ -86,9 +86,12 @@ TEST_CASE("every deployment is measured, and the f32 ones compute what ref-fp32 
       CHECK(s.mean_ms > 0);
       CHECK(parse_thread_pool(s.pool).has_value());
       if (s.threads == 1) CHECK(s.pool == "caller");
+      CHECK(s.rounds == 3);
+      CHECK(s.alone_rounds <= s.rounds);
+      if (s.threads == 1) CHECK(s.alone_rounds == 0);  // no cpu1 half to take back
     }
     CHECK(bench_steps_csv(steps).rfind("model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,"
-                                       "recheck_ms,mean_ms,pool\n", 0) == 0);
+                                       "recheck_ms,mean_ms,pool,rounds,alone_rounds\n", 0) == 0);
   }
 }
 

@@ -51,6 +51,7 @@ struct Trial {
   std::unique_ptr<Executor> exec;
   std::vector<double> plain_ms, cpu_ms, timed_ms, overhead_ms;
   std::vector<std::vector<double>> step_ms;  // [step][round]
+  std::vector<int> step_alone_rounds;        // [step]: rounds with a take-back (ExecStep::last_alone)
 };
 
 bool uses_int8(const std::vector<ImplDesc>& a) {
@@ -116,6 +117,7 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
   if (!uses_int8(a)) d.quant.clear();
   LW_RETURN_IF_ERROR(plan_deployment(net, a, d, &c->exec));
   c->step_ms.assign(c->exec->steps().size(), {});
+  c->step_alone_rounds.assign(c->exec->steps().size(), 0);
   return Status::ok();
 }
 
@@ -142,6 +144,7 @@ Status run_round(Trial& c, const Tensor& x, Tensor* y) {
   double sum = 0;
   for (size_t k = 0; k < e.steps().size(); ++k) {
     c.step_ms[k].push_back(e.steps()[k].last_ms);
+    c.step_alone_rounds[k] += e.steps()[k].last_alone > 0;
     sum += e.steps()[k].last_ms;
   }
   const double timed = ms_between(t0, t1);
@@ -295,6 +298,8 @@ void collect_steps(const Lut& lut, const Lut* now, const Trial& c, std::vector<B
     s.pool = info[k].pool < 0 ? "caller" : to_string(ThreadPoolId(info[k].pool));
     s.measured_ms = median_of(c.step_ms[k]);
     s.mean_ms = mean_of(c.step_ms[k]);
+    s.rounds = int(c.step_ms[k].size());
+    s.alone_rounds = c.step_alone_rounds[k];
     s.lut_ms = lut_ms_of(lut, info[k]);
     if (now && !s.conversion) s.recheck_ms = lut_ms_of(*now, info[k]);
     steps->push_back(std::move(s));

@@ -102,6 +102,10 @@ struct BenchStep {
   double lut_ms = -1;  // the LUT's median for this impl / converter; -1 when absent
   double recheck_ms = -1;  // an implementation's median timed again (BenchOptions::recheck); -1: not
   std::string pool = "caller";  // the pool whose cpu1 thread ran part of it (ExecStep::pool)
+  int rounds = 0;
+  /// Timed rounds in which the caller ran our cpu1 worker's half itself, the worker late
+  /// (ExecStep::last_alone): such a step ran at 1-thread speed.
+  int alone_rounds = 0;
 };
 
 /// The LUT for `net` at `path` when it matches the model and this device; otherwise

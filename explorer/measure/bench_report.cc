@@ -187,11 +187,12 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
 
 std::string bench_steps_csv(const std::vector<BenchStep>& steps) {
   std::ostringstream os;
-  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,recheck_ms,mean_ms,pool\n";
+  os << "model,threads,deployment,step,layer,name,conversion,measured_ms,lut_ms,recheck_ms,mean_ms,pool,rounds,alone_rounds\n";
   for (const BenchStep& s : steps)
     os << s.model << ',' << s.threads << ',' << s.label << ',' << s.index << ',' << s.layer << ',' << s.name << ','
        << (s.conversion ? 1 : 0) << ',' << fmt("%.5f", s.measured_ms) << ',' << fmt("%.5f", s.lut_ms) << ','
-       << fmt("%.5f", s.recheck_ms) << ',' << fmt("%.5f", s.mean_ms) << ',' << s.pool << '\n';
+       << fmt("%.5f", s.recheck_ms) << ',' << fmt("%.5f", s.mean_ms) << ',' << s.pool << ',' << s.rounds << ','
+       << s.alone_rounds << '\n';
   return os.str();
 }
 

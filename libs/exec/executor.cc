@@ -226,7 +226,7 @@ class Planner {
   }
 
   void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion, int pool) {
-    info_.push_back({prim->name(), layer, conversion, 0, false, -1, pool});
+    info_.push_back({prim->name(), layer, conversion, 0, 0, false, -1, pool});
     x_.steps.push_back({std::move(prim), std::move(in), out, pool, false});
   }
 
@@ -323,13 +323,16 @@ Status Executor::run(const Tensor& input, Tensor* output) {
   ScopedPin pin;
   for (size_t s = 0; s < x.steps.size(); ++s) {
     auto t0 = x.time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const uint64_t alone0 = x.time_steps ? caller_ran_alone_count() : 0;
     // (a conversion's parallel_for runs on its step's pool: see value_in)
     ScopedRangePool lend(info_[s].conversion ? x.steps[s].pool : -1);
     Status st = x.steps[s].prim->run();
     if (!st.is_ok()) return primitive_error("run", x.steps[s].prim->name(), st);
     if (x.steps[s].release) release_pool(x.steps[s].pool);
-    if (x.time_steps)
+    if (x.time_steps) {
       info_[s].last_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      info_[s].last_alone = int(caller_ran_alone_count() - alone0);
+    }
   }
   const Value& ov = x.values[x.output_value];
   if (output->shape() != ov.shape || output->dtype() != DType::kF32 || output->layout() != Layout::kNCHW)

@@ -54,6 +54,9 @@ struct ExecStep {
   int layer = -1;          // layer index, or the consumer layer for a conversion
   bool conversion = false;
   double last_ms = 0;      // with PlanOptions::time_steps
+  /// With step timing: the step's jobs whose cpu1 half the caller ran, the worker late
+  /// (caller_ran_alone_count in libs/ops/thread_pool.h; our native worker only).
+  int last_alone = 0;
   /// A 2-thread step after which its pool's cpu1 workers are parked because the next
   /// 2-thread step (cyclically) runs on another pool (ThreadPoolId; see release_pool).
   bool parks_pool = false;

@@ -159,6 +159,7 @@ Worker& worker() {
   static Worker w;
   return w;
 }
+std::atomic<uint64_t> g_caller_alone{0};
 // One caller at a time may use the worker (the executor is single-threaded; tests may not be).
 std::mutex& worker_mutex() {
   static std::mutex m;
@@ -239,6 +240,8 @@ void busy_for_us(double us) {
   while (std::chrono::steady_clock::now() < until) cpu_relax();
 }
 
+uint64_t caller_ran_alone_count() { return g_caller_alone.load(std::memory_order_relaxed); }
+
 void start_thread_sets() {
   if (cpus().second >= 0) worker();
 }
@@ -264,8 +267,12 @@ void parallel_for_impl(int threads, int64_t n, int64_t grain, RangeFn fn, void* 
   Worker& w = worker();
   w.post(fn, ctx, mid, n);
   fn(ctx, 0, mid);
-  if (take_back && w.take_back()) fn(ctx, mid, n);
-  else w.wait();
+  if (take_back && w.take_back()) {
+    fn(ctx, mid, n);
+    g_caller_alone.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    w.wait();
+  }
 }
 
 }  // namespace detail

@@ -65,6 +65,11 @@ void release_pool(int pool);
 void release_all_pools();
 /// Our cpu1 worker goes to sleep as soon as it is idle instead of spinning first.
 void park_thread_set_worker();
+/// 2-thread jobs on our cpu1 worker whose second half the caller ran itself because the
+/// worker had not started it (parallel_for's take-back), since the process started. Such a
+/// step ran at 1-thread speed; the executor's step timing counts them per step
+/// (ExecStep::last_alone) to show where a late worker, not the kernel, cost the time.
+uint64_t caller_ran_alone_count();
 
 /// The pools a step runs on; a 1-thread step runs on the caller alone. The executor marks
 /// releases and the cost model charges hand-offs by these (oneDNN and LibTorch share
