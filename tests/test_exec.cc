@@ -4,6 +4,9 @@
 #include <xmmintrin.h>
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -383,4 +386,26 @@ TEST_CASE("caller_ran_alone_count counts exactly the jobs whose second half the 
   }
   CHECK(alone >= 3);
   CHECK(caller_ran_alone_count() - before == uint64_t(alone));
+}
+
+TEST_CASE("shorten_wake_slice sets the slice it reports and keeps the thread's nice value") {
+  std::thread t([] {
+    REQUIRE(setpriority(PRIO_PROCESS, 0, 3) == 0);  // this thread only (Linux); raising nice needs no privilege
+    const bool taken = shorten_wake_slice();
+    CHECK(getpriority(PRIO_PROCESS, 0) == 3);
+    struct {
+      uint32_t size, policy;
+      uint64_t flags;
+      int32_t nice;
+      uint32_t priority;
+      uint64_t runtime, deadline, period;
+      uint32_t util_min, util_max;
+    } a{};
+    REQUIRE(syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0);
+    CHECK(a.nice == 3);
+    CHECK(a.policy == SCHED_OTHER);
+    if (taken) CHECK(a.runtime == uint64_t(kWakeSliceUs) * 1000);
+    else CHECK(a.runtime != uint64_t(kWakeSliceUs) * 1000);
+  });
+  t.join();
 }

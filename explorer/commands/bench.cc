@@ -17,6 +17,7 @@
 #include "explorer/commands/stage_args.h"
 #include "explorer/cli/progress.h"
 #include "libs/exec/backends.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw::cli {
 namespace {
@@ -82,6 +83,8 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
         "once with step timing (the overhead split)). Speed-ups: ref-fp32 / row and best single library / row. "
         "Load average (1 min) at start: "
      << load_start << ". GOMP_SPINCOUNT=" << (std::getenv("GOMP_SPINCOUNT") ? std::getenv("GOMP_SPINCOUNT") : "default")
+     << ". cpu1 workers woken after OpenMP steps (ours, XNNPACK's): scheduler slice " << kWakeSliceUs << " us "
+     << (wake_slice_shortened() ? "(taken)" : "(not taken: this kernel keeps its default)")
      << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies."
      << (args.flag("recheck") ? " Rechecked: the same cost model with every implementation a deployment uses timed again, "
                                 "alone, a share after each round (predicted vs rechecked: the machine's drift since "

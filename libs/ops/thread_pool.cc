@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
@@ -123,6 +125,7 @@ class Worker {
  private:
   void loop() {
     become_thread_set_worker(cpus().second);
+    shorten_wake_slice();
     uint64_t seen = 0;
     for (;;) {
       for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen &&
@@ -167,6 +170,41 @@ std::mutex& worker_mutex() {
 }
 
 }  // namespace
+
+namespace {
+// struct sched_attr of <linux/sched/types.h> (glibc before 2.41 has neither it nor a wrapper).
+struct SchedAttr {
+  uint32_t size, policy;
+  uint64_t flags;
+  int32_t nice;
+  uint32_t priority;
+  uint64_t runtime, deadline, period;  // runtime: the custom slice of a fair-class thread, ns
+  uint32_t util_min, util_max;
+};
+std::atomic<int> g_slice_asked{0}, g_slice_taken{0};
+}  // namespace
+
+bool shorten_wake_slice() {
+  bool taken = false;
+#if defined(__linux__) && defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
+  SchedAttr a{};
+  if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0 && a.policy != SCHED_FIFO && a.policy != SCHED_RR) {
+    a.size = sizeof a;
+    a.flags = 0;
+    a.runtime = uint64_t(kWakeSliceUs) * 1000;
+    SchedAttr now{};
+    taken = syscall(SYS_sched_setattr, 0, &a, 0) == 0 && syscall(SYS_sched_getattr, 0, &now, sizeof now, 0) == 0 &&
+            now.runtime == a.runtime;
+  }
+#endif
+  g_slice_asked.fetch_add(1);
+  if (taken) g_slice_taken.fetch_add(1);
+  return taken;
+}
+bool wake_slice_shortened() {
+  const int asked = g_slice_asked.load();
+  return asked > 0 && g_slice_taken.load() == asked;
+}
 
 bool become_thread_set_worker(int cpu) {
   const bool pinned = pin_self(cpu);

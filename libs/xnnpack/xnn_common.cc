@@ -46,6 +46,7 @@ void pin_task(void* ctx, size_t) {
   while (job->arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
   if (pthread_equal(pthread_self(), job->caller) || job->cpu < 0) return;
   job->pinned = become_thread_set_worker(job->cpu);
+  shorten_wake_slice();  // woken while libgomp's worker spins on cpu1 (thread_pool.h)
 }
 
 pthreadpool_t make_pool2() {
