@@ -44,12 +44,13 @@ bool become_thread_set_worker(int cpu);
 /// Why: libgomp's cpu1 worker spins ~0.25 ms after every OpenMP step (GOMP_SPINCOUNT), and
 /// cannot be parked. A worker of another pool woken on cpu1 meanwhile waited for the whole
 /// spin: EEVDF lets a woken thread preempt the running one only when its slice is shorter.
-/// With this slice on the woken worker, an XNNPACK job after an OpenMP step took 42-47 us
-/// instead of 255 us (two 30 us items; p90 255 -> 44-52 us), and MobileNetV2's lent
-/// conversion after its oneDNN steps 0.26 -> 0.03 ms (results/reference/wake-slice/). Unlike a
-/// lower priority for libgomp's worker (tried: GoogLeNet 3x slower, results/reference/
-/// omp-worker-priority/), a slice changes no thread's share of the CPU. Our cpu1 worker and
-/// XNNPACK's call it; libgomp's, the spinner, keeps the default slice.
+/// With this slice on the woken worker, an XNNPACK job after an OpenMP step took 42-46 us
+/// instead of 255 us (two 30 us items; p90 256-269 -> 43-52 us), and MobileNetV3-Large's
+/// 2-thread deployments came within +0.5 ... +15 % of their predictions in runs with the
+/// cores near, from +15 ... +21 % (results/reference/wake-slice/). Unlike a lower priority
+/// for libgomp's worker (tried: GoogLeNet 3x slower, results/reference/omp-worker-priority/),
+/// a slice changes no thread's share of the CPU. Our cpu1 worker and XNNPACK's call it;
+/// libgomp's, the spinner, keeps the default slice.
 bool shorten_wake_slice();
 /// Whether shorten_wake_slice took effect on every worker that asked (false before any asked).
 bool wake_slice_shortened();
