@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -388,24 +389,33 @@ TEST_CASE("caller_ran_alone_count counts exactly the jobs whose second half the 
   CHECK(caller_ran_alone_count() - before == uint64_t(alone));
 }
 
-TEST_CASE("shorten_wake_slice sets the slice it reports and keeps the thread's nice value") {
-  std::thread t([] {
-    REQUIRE(setpriority(PRIO_PROCESS, 0, 3) == 0);  // this thread only (Linux); raising nice needs no privilege
-    const bool taken = shorten_wake_slice();
-    CHECK(getpriority(PRIO_PROCESS, 0) == 3);
-    struct {
-      uint32_t size, policy;
-      uint64_t flags;
-      int32_t nice;
-      uint32_t priority;
-      uint64_t runtime, deadline, period;
-      uint32_t util_min, util_max;
-    } a{};
-    REQUIRE(syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0);
-    CHECK(a.nice == 3);
-    CHECK(a.policy == SCHED_OTHER);
-    if (taken) CHECK(a.runtime == uint64_t(kWakeSliceUs) * 1000);
-    else CHECK(a.runtime != uint64_t(kWakeSliceUs) * 1000);
+TEST_CASE("shorten_wake_slice sets the slice it reports and keeps the thread's policy and nice value") {
+  struct {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+    uint32_t util_min, util_max;
+  } a{};
+  int nice = 0, policy_before = -1, got_attr = -1, set_nice = -1, nice_after = 99;
+  bool taken = false;
+  std::thread t([&] {  // a thread of its own: the slice and nice value stay with it
+    errno = 0;
+    const int base = getpriority(PRIO_PROCESS, 0);  // (CI may already run niced)
+    nice = std::min(base + 3, 19);
+    set_nice = errno == 0 ? setpriority(PRIO_PROCESS, 0, nice) : -1;  // this thread only (Linux); raising needs no privilege
+    policy_before = sched_getscheduler(0);
+    taken = shorten_wake_slice();
+    nice_after = getpriority(PRIO_PROCESS, 0);
+    got_attr = int(syscall(SYS_sched_getattr, 0, &a, sizeof a, 0));
   });
   t.join();
+  REQUIRE(set_nice == 0);
+  REQUIRE(got_attr == 0);
+  CHECK(nice_after == nice);
+  CHECK(a.nice == nice);
+  CHECK(int(a.policy) == policy_before);
+  if (taken) CHECK(a.runtime == uint64_t(kWakeSliceUs) * 1000);
+  else CHECK(a.runtime != uint64_t(kWakeSliceUs) * 1000);
 }
