@@ -169,9 +169,6 @@ std::mutex& worker_mutex() {
   return m;
 }
 
-}  // namespace
-
-namespace {
 // struct sched_attr of <linux/sched/types.h> (glibc before 2.41 has neither it nor a wrapper).
 struct SchedAttr {
   uint32_t size, policy;
@@ -182,19 +179,33 @@ struct SchedAttr {
   uint32_t util_min, util_max;
 };
 std::atomic<int> g_slice_asked{0}, g_slice_taken{0};
+
+bool get_sched_attr(SchedAttr* a) {
+#if defined(__linux__) && defined(SYS_sched_getattr)
+  return syscall(SYS_sched_getattr, 0, a, sizeof *a, 0) == 0;
+#else
+  (void)a;
+  return false;
+#endif
+}
+
 }  // namespace
+
+std::optional<uint64_t> thread_slice_ns() {
+  SchedAttr a{};
+  if (!get_sched_attr(&a)) return std::nullopt;
+  return a.runtime;
+}
 
 bool shorten_wake_slice() {
   bool taken = false;
-#if defined(__linux__) && defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
+#if defined(__linux__) && defined(SYS_sched_setattr)
   SchedAttr a{};
-  if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0 && a.policy != SCHED_FIFO && a.policy != SCHED_RR) {
+  if (get_sched_attr(&a) && a.policy != SCHED_FIFO && a.policy != SCHED_RR) {
     a.size = sizeof a;
     a.flags = 0;
     a.runtime = uint64_t(kWakeSliceUs) * 1000;
-    SchedAttr now{};
-    taken = syscall(SYS_sched_setattr, 0, &a, 0) == 0 && syscall(SYS_sched_getattr, 0, &now, sizeof now, 0) == 0 &&
-            now.runtime == a.runtime;
+    taken = syscall(SYS_sched_setattr, 0, &a, 0) == 0 && thread_slice_ns() == a.runtime;
   }
 #endif
   g_slice_asked.fetch_add(1);

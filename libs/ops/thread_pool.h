@@ -54,6 +54,10 @@ bool become_thread_set_worker(int cpu);
 bool shorten_wake_slice();
 /// Whether shorten_wake_slice took effect on every worker that asked (false before any asked).
 bool wake_slice_shortened();
+/// The calling thread's scheduler slice in ns as the kernel reports it (sched_getattr's
+/// sched_runtime: its custom or default slice on Linux >= 6.12, 0 before); none where the
+/// kernel cannot tell.
+std::optional<uint64_t> thread_slice_ns();
 constexpr int kWakeSliceUs = 100;  // the kernel's minimum custom slice
 
 /// Starts the cpu1 worker now (instead of on first use) so its start is never timed.
