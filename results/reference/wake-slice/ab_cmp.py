@@ -1,4 +1,6 @@
 import csv,sys,os
+# An A/B pass (pass1/, pass2/): old and new build per model. usage: python3 ab_cmp.py DIR > DIR/cmp.md
+os.chdir(sys.argv[1])
 print('| model | deployment | predicted ms | old ms (gap, CV) | new ms (gap, CV) | old conversions ms | new conversions ms | core link ns old / new |')
 print('|---|---|---:|---:|---:|---:|---:|---:|')
 for M in ['mobilenetv2','mobilenetv3_large','squeezenet1_1','googlenet']:
