@@ -33,6 +33,8 @@ nlohmann::json Protocol::to_json() const {
     // An output the primitive adds to (a residual) read back like an input (not so before
     // the afternoon of 2026-11-24: env/profiler.cc time_primitive).
     j["residual_starts_in"] = "private-cache";
+    // Timed a second time, an inference after their last read (not so before 2026-11-26).
+    if (age_streamed_weights) j["streamed_weights_age"] = "inference";
   }
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
@@ -171,6 +173,7 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
     if (!p.cold_cache || !warm) return;
     uint64_t sum = warm->flush_bytes ? read_other_data(warm->flush_bytes, warm->threads) : 0;
     for (const auto& [ptr, bytes] : warm->shared_buffers) sum += read_lines(ptr, bytes);
+    if (warm->age_ms > 0) busy_for_us(warm->age_ms * 1e3);
     if (warm->evict) evict_private_caches(warm->threads, p.dirty_private);
     if (warm->wake) warm->wake();
     for (const auto& [ptr, bytes] : warm->buffers) sum += read_lines(ptr, bytes);

@@ -59,6 +59,14 @@ struct Protocol {
   /// the flush alone overshot at 2 threads (the worker asleep: -20 ... -45 %) and on
   /// ResNet-50's big outputs (results/reference/shared-cache/).
   bool cover_shared_cache = true;
+  /// With cover_shared_cache, the int8 implementations of layers that read their weights once
+  /// per inference and little else (output map 1x1 with weights: batch-1 classifiers,
+  /// squeeze-excite convolutions) are timed a second time at the end of the profile with
+  /// those weights as old as in the network: the caller waits one inference
+  /// (env/profiler.cc inference_estimate_ms) between the read of the other data and the run. On a shared host other tenants evict L3 within milliseconds: the int8
+  /// classifiers ran 4-5x slower in the network than in a LUT that timed them a flush
+  /// (~0.5 ms) after their last read (results/reference/l3-age/). `--no-weight-age`.
+  bool age_streamed_weights = true;
   /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
   /// a ReLU output's, as calibration gives almost every activation a nonzero one.
   int int8_zero_point = -128;
@@ -101,6 +109,10 @@ struct WarmSet {
   std::vector<std::pair<const void*, size_t>> shared_buffers;
   /// Called last before each run (untimed): wakes the thread pool the run uses.
   std::function<void()> wake;
+  /// Spun on the caller after the other data and shared_buffers, before the private
+  /// eviction, touching no memory: how old the layer's weights are when it runs in the
+  /// network (Protocol::age_streamed_weights; 0: no wait).
+  double age_ms = 0;
 
   /// With p.cold_cache and p.cover_shared_cache, a step that writes `out` on `pool` starts as
   /// inside the network: the output read into the shared cache (shared_buffers) and the
@@ -120,7 +132,7 @@ using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
 /// is preceded, untimed, by a read of warm->flush_bytes of other data (spread over the thread
-/// set's cores) and of warm->shared_buffers, evict_private_caches(warm->threads,
+/// set's cores) and of warm->shared_buffers, a wait of warm->age_ms, evict_private_caches(warm->threads,
 /// p.dirty_private), warm->wake and a read of warm->buffers.
 /// A non-ok status from fn stops and is returned. With `give_up`, *gave_up says whether it
 /// stopped the measurement (out then holds the runs made so far).

@@ -36,6 +36,15 @@ struct ProfileSpent {
   };
   std::map<std::string, Split> by_library, by_kind, by_threads;
   double conversions_s = 0, runtime_s = 0, total_s = 0;
+  /// Implementations timed again with their weights an inference old (Protocol::
+  /// age_streamed_weights): the LUT keeps aged_ms; fresh_ms is the first timing (a
+  /// skipped one's fastest run).
+  struct Aged {
+    std::string layer, impl;
+    double age_ms = 0, fresh_ms = 0, aged_ms = 0;
+  };
+  std::vector<Aged> aged;
+  double aged_s = 0;  // the time those second timings took
 };
 
 struct ProfileOptions {

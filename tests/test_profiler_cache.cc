@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -150,6 +151,33 @@ TEST_CASE("cold protocol: every run, the warm-up's included, starts right after 
   p.cold_cache = false;  // a warm protocol prepares nothing
   REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
   CHECK(std::string(order.begin(), order.end()) == "rrrrr");
+}
+
+TEST_CASE("cold protocol: a run with aged weights waits before the private eviction, outside the timed part") {
+  std::vector<uint8_t> input(1 << 12, 1);
+  WarmSet warm;
+  warm.buffers = {{input.data(), input.size()}};
+  warm.age_ms = 4;
+  Protocol p;
+  p.runs = p.max_runs = 3;
+  LatencyStats st;
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(measure(p, [] { return Status::ok(); }, &st, &warm).is_ok());
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(st.runs == 3);
+  CHECK(wall_ms >= 4 * warm.age_ms);   // before each of 1 warm-up + 3 runs
+  CHECK(st.median < warm.age_ms / 2);  // and not inside the runs
+}
+
+TEST_CASE("the protocol records that streamed weights are timed an inference old, unless switched off") {
+  Protocol p;
+  CHECK(p.to_json().value("streamed_weights_age", "") == "inference");
+  p.age_streamed_weights = false;
+  CHECK_FALSE(p.to_json().contains("streamed_weights_age"));
+  CHECK_FALSE(p == Protocol{});
+  Protocol q;
+  q.cover_shared_cache = false;  // the age belongs to the shared-cache protocol
+  CHECK_FALSE(q.to_json().contains("streamed_weights_age"));
 }
 
 TEST_CASE("cold protocol: layers and conversions start with their output in the shared cache and their pool awake") {

@@ -1,6 +1,6 @@
 /// \file
 /// The measurement-protocol options every measuring command shares (profile, bench):
-/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache.
+/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age.
 #pragma once
 #include <algorithm>
 
@@ -17,6 +17,7 @@ inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.cv_threshold = args.get_double("cv", p.cv_threshold);
   p.max_seconds = args.get_double("max-seconds", p.max_seconds);
   p.cold_cache = !args.flag("warm-cache");
+  p.age_streamed_weights = !args.flag("no-weight-age");
   if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
   return p;
 }

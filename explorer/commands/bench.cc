@@ -97,7 +97,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "warm-cache", "recheck"},
+  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "recheck"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");

@@ -234,7 +234,9 @@ Status recheck_slice(const Network& net, const BenchOptions& o, const std::vecto
   const size_t from = which.size() * size_t(r) / size_t(o.rounds), to = which.size() * size_t(r + 1) / size_t(o.rounds);
   if (from == to) return Status::ok();
   const std::vector<std::pair<int, std::string>> slice(which.begin() + long(from), which.begin() + long(to));
-  return remeasure_impls(net, *o.registry, *o.recheck, slice, now);
+  ProfileOptions as_profiled = *o.recheck;  // weights aged only where the LUT aged them
+  as_profiled.protocol.age_streamed_weights &= now->protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
+  return remeasure_impls(net, *o.registry, as_profiled, slice, now);
 }
 
 // Every measured deployment predicted by the same cost model from another LUT's figures
