@@ -59,7 +59,7 @@ struct Protocol {
   /// the flush alone overshot at 2 threads (the worker asleep: -20 ... -45 %) and on
   /// ResNet-50's big outputs (results/reference/shared-cache/).
   bool cover_shared_cache = true;
-  /// With cover_shared_cache, the int8 implementations of layers that read their weights once
+  /// With cover_shared_cache, the implementations of layers that read their weights once
   /// per inference and little else (output map 1x1 with weights: batch-1 classifiers,
   /// squeeze-excite convolutions) are timed a second time at the end of the profile with
   /// those weights as old as in the network: the caller waits one inference
