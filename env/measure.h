@@ -63,9 +63,10 @@ struct Protocol {
   /// per inference and little else (output map 1x1 with weights: batch-1 classifiers,
   /// squeeze-excite convolutions) are timed a second time at the end of the profile with
   /// those weights as old as in the network: the caller waits one inference
-  /// (env/profiler.cc inference_estimate_ms) between the read of the other data and the run. On a shared host other tenants evict L3 within milliseconds: the int8
-  /// classifiers ran 4-5x slower in the network than in a LUT that timed them a flush
-  /// (~0.5 ms) after their last read (results/reference/l3-age/). `--no-weight-age`.
+  /// (env/profiler.cc inference_estimate_ms) between the read of the other data and the
+  /// run. On a shared host other tenants evict L3 within milliseconds: the int8 classifiers
+  /// ran 4-5x slower in the network than in a LUT that timed them a flush (~0.5 ms) after
+  /// their last read (results/reference/l3-age/, weight-age/). `--no-weight-age`.
   bool age_streamed_weights = true;
   /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
   /// a ReLU output's, as calibration gives almost every activation a nonzero one.
@@ -132,8 +133,8 @@ using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
 /// is preceded, untimed, by a read of warm->flush_bytes of other data (spread over the thread
-/// set's cores) and of warm->shared_buffers, a wait of warm->age_ms, evict_private_caches(warm->threads,
-/// p.dirty_private), warm->wake and a read of warm->buffers.
+/// set's cores) and of warm->shared_buffers, a wait of warm->age_ms,
+/// evict_private_caches(warm->threads, p.dirty_private), warm->wake and a read of warm->buffers.
 /// A non-ok status from fn stops and is returned. With `give_up`, *gave_up says whether it
 /// stopped the measurement (out then holds the runs made so far).
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr,

@@ -513,7 +513,7 @@ Impl* find_impl(LutLayer& layer, const std::string& name) {
 // stream their weights are timed again with them an inference old (weights_age_ms) and the
 // LUT keeps that figure. Implementations the early stop skipped on the first timing are
 // timed to the end too: the age reorders them (XNNPACK's int8 classifier beat oneDNN's once
-// aged, results/reference/l3-age/). Done again on a resume: it takes seconds.
+// aged, results/reference/weight-age/). Done again on a resume: seconds to a minute.
 Status Profiler::age_streamed_weights(Lut& lut) {
   const auto t0 = clock_type::now();
   ageing_ = true;
