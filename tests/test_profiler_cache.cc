@@ -153,7 +153,7 @@ TEST_CASE("cold protocol: every run, the warm-up's included, starts right after 
   CHECK(std::string(order.begin(), order.end()) == "rrrrr");
 }
 
-TEST_CASE("cold protocol: a run with aged weights waits before the private eviction, outside the timed part") {
+TEST_CASE("cold protocol: with aged weights every run, the warm-up's included, waits first, outside the timed part") {
   std::vector<uint8_t> input(1 << 12, 1);
   WarmSet warm;
   warm.buffers = {{input.data(), input.size()}};
