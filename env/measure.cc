@@ -34,7 +34,7 @@ nlohmann::json Protocol::to_json() const {
     // the afternoon of 2026-11-24: env/profiler.cc time_primitive).
     j["residual_starts_in"] = "private-cache";
     // Timed a second time, an inference after their last read (not so before 2026-11-26).
-    if (age_streamed_weights) j["streamed_weights_age"] = "inference";
+    if (ages_streamed_weights()) j["streamed_weights_age"] = "inference";
   }
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;

@@ -68,6 +68,9 @@ struct Protocol {
   /// ran 4-5x slower in the network than in a LUT that timed them a flush (~0.5 ms) after
   /// their last read (results/reference/l3-age/, weight-age/). `--no-weight-age`.
   bool age_streamed_weights = true;
+  /// Whether streamed weights are timed an inference old: age_streamed_weights under the
+  /// shared-cache protocol it belongs to.
+  bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
   /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
   /// a ReLU output's, as calibration gives almost every activation a nonzero one.
   int int8_zero_point = -128;

@@ -144,8 +144,7 @@ class Profiler {
   std::vector<bool> non_negative_;     // per layer: its output is never negative (libs/quant)
   Rivals rivals_;  // ok impls of the layer being measured
   const Lut* lut_ = nullptr;  // the LUT being filled (its formats)
-  bool ageing_ = false;        // timing with weights an inference old (weights_age_ms)
-  double applied_age_ms_ = 0;  // the age the last time_primitive waited (0: none)
+  bool ageing_ = false;  // timing with weights an inference old (weights_age_ms)
   // Per layer kind and impl name: median / best median of its group on the last layer of that
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
@@ -243,14 +242,12 @@ double Profiler::inference_estimate_ms(int i, const ImplDesc& d) const {
 // 29 and 16 % (results/reference/weight-age/): oneDNN's int8 classifier of ResNet-50 timed
 // 0.059 ms a flush after its last read and ran 0.16 ms in the network.
 double Profiler::weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const {
-  const Protocol& p = o_.protocol;
-  if (!ageing_ || !p.age_streamed_weights || !p.cold_cache || !p.cover_shared_cache || packed_bytes == 0) return 0;
+  if (!ageing_ || !o_.protocol.ages_streamed_weights() || packed_bytes == 0) return 0;
   return streams_weights(net_.layers[i]) ? inference_estimate_ms(i, d) : 0;
 }
 
 Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Impl* impl) {
   const auto t0 = clock_type::now();
-  applied_age_ms_ = 0;
   std::unique_ptr<Primitive> prim;
   LW_RETURN_IF_ERROR(reg_.create(args, &prim));
   impl->memory_bytes = {int64_t(prim->packed_weight_bytes()), int64_t(prim->workspace_bytes()),
@@ -283,7 +280,7 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   warm.threads = args.desc.threads;
   warm.evict = size_t(passing) > private_cache_bytes();
   warm.flush_bytes = flush_bytes_for(*args.layer, *prim, args.desc.dtype_in);
-  warm.age_ms = applied_age_ms_ = weights_age_ms(i, args.desc, prim->packed_weight_bytes());
+  warm.age_ms = weights_age_ms(i, args.desc, prim->packed_weight_bytes());
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
   warm.start_as_in_network(o_.protocol, out.data(), out.bytes(), thread_pool_of(args.desc.library, args.desc.threads));
   // An output the primitive reads first (a residual it adds to) is an input, in the network
@@ -515,6 +512,7 @@ Impl* find_impl(LutLayer& layer, const std::string& name) {
 // timed to the end too: the age reorders them (XNNPACK's int8 classifier beat oneDNN's once
 // aged, results/reference/weight-age/). Done again on a resume: seconds to a minute.
 Status Profiler::age_streamed_weights(Lut& lut) {
+  if (!o_.protocol.ages_streamed_weights()) return Status::ok();
   const auto t0 = clock_type::now();
   ageing_ = true;
   std::map<std::string, std::pair<Impl, double>> timed;  // by cache key: the aged impl, its age
@@ -525,17 +523,18 @@ Status Profiler::age_streamed_weights(Lut& lut) {
       if (!row || !wanted(c.desc, o_) || row->is_fused_consumer() ||
           (row->status != ImplStatus::kOk && row->status != ImplStatus::kSkipped))
         continue;
-      if (weights_age_ms(i, c.desc, size_t(row->memory_bytes.weights)) <= 0) continue;
+      // (the age time_primitive waits: the row holds the primitive's packed bytes)
+      const double age = weights_age_ms(i, c.desc, size_t(row->memory_bytes.weights));
+      if (age <= 0) continue;
       const std::string key = cache_key(i, c.desc);
       if (!timed.count(key)) {
         report(i, c.desc.name() + " (weights an inference old)");
-        Impl aged = measure_impl(i, c.desc, c.supported, lut, Look::kToTheEnd);
-        timed[key] = {aged, applied_age_ms_};
+        timed[key] = {measure_impl(i, c.desc, c.supported, lut, Look::kToTheEnd), age};
       }
-      const auto& [aged, age] = timed[key];
+      const auto& [aged, timed_at] = timed[key];  // (an identical layer's, as in the profile)
       if (!aged.ok()) return failed("ageing: " + c.desc.name() + " on layer '" + net_.layers[i].name + "': " + aged.reason);
       if (o_.spent)
-        o_.spent->aged.push_back({net_.layers[i].name, row->name, age,
+        o_.spent->aged.push_back({net_.layers[i].name, row->name, timed_at,
                                   row->ok() ? row->latency_ms.median : row->latency_ms.min, aged.latency_ms.median});
       row->latency_ms = aged.latency_ms;
       row->status = ImplStatus::kOk;
