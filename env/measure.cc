@@ -36,6 +36,8 @@ nlohmann::json Protocol::to_json() const {
     // Timed a second time, an inference after their last read (not so before 2026-11-26).
     if (ages_streamed_weights()) j["streamed_weights_age"] = "inference";
   }
+  // Layers timed with the cores far apart, timed again near (not so before 2026-11-26 noon).
+  if (far_cores_wait_s > 0) j["far_cores"] = "timed-again-near";
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
   return j;

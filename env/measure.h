@@ -71,6 +71,15 @@ struct Protocol {
   /// Whether streamed weights are timed an inference old: age_streamed_weights under the
   /// shared-cache protocol it belongs to.
   bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
+  /// With thread set 2, the 2-thread implementations of a layer timed while the host had put
+  /// the two vCPUs far apart (env/speed_probe.h core_link_far of the profile's nearest probe,
+  /// before or after the layer) are timed again at the end of the profile once the cores
+  /// are near, waiting for that at most this many seconds in all (0: keep the first
+  /// timings). In such spells memory-bound 2-thread layers ran 2-3x slower, and identical
+  /// layers took the figure from the cache: a Zen 4 VM's MobileNetV2 LUT had its depthwise
+  /// convolutions at 0.048 ms that ran 0.017 ms in the network (results/reference/far-cores/).
+  /// `--far-wait`.
+  double far_cores_wait_s = 120;
   /// Zero point of the activations int8 kernels are timed with (env/profiler.cc timing_quant):
   /// a ReLU output's, as calibration gives almost every activation a nonzero one.
   int int8_zero_point = -128;

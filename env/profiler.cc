@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "env/conversion_costs.h"
@@ -129,6 +130,11 @@ class Profiler {
   double inference_estimate_ms(int i, const ImplDesc& d) const;
   double weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const;
   Status age_streamed_weights(Lut& lut);
+  bool two_thread_set() const;
+  double probe_link() const;
+  double nearest_link() const;
+  bool wait_for_near_cores(double nearest);
+  Status retime_far_layers(Lut& lut);
   std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
@@ -149,6 +155,10 @@ class Profiler {
   // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
   std::map<std::pair<int, std::string>, double> rank_;
   SpeedSamples speed_;  // the device's speed, probed before every layer (RuntimeCosts::speed_ms)
+  // The core link probed before layer i was timed (index i; 0: not probed, a resumed
+  // profile's layers) and after the last one (index layers): Protocol::far_cores_wait_s.
+  std::vector<double> link_at_;
+  double waited_s_ = 0;  // spent waiting for the cores to be near again
   const int64_t net_weights_ = network_weight_floats(net_);
   const int64_t net_outputs_ = network_output_floats(net_);
   clock_type::time_point start_ = clock_type::now();
@@ -463,10 +473,11 @@ Status Profiler::run(Lut* out) {
   start_thread_sets();
   for (size_t t = 0; t < lut.runtime.speed_ms.size(); ++t) speed_.add(int(t + 1), lut.runtime.speed_ms[t]);
   speed_.add_link(lut.runtime.core_link_ns);
+  link_at_.assign(net_.layers.size() + 1, 0.0);
   for (int i = next; i < int(net_.layers.size()); ++i) {
     // Probed between layers, so that the LUT's speed is the one its layers met (a profile
     // lasts minutes, through which a shared host's speed moves).
-    speed_.sample(o_.threads);
+    link_at_[size_t(i)] = speed_.sample(o_.threads, o_.core_link_probe);
     lut.runtime.speed_ms = speed_.medians();
     lut.runtime.core_link_ns = speed_.link_median();
     LW_RETURN_IF_ERROR(measure_layer(i, lut));
@@ -479,6 +490,9 @@ Status Profiler::run(Lut* out) {
       return failed("interrupted after layer " + std::to_string(i) + " of " + std::to_string(net_.layers.size() - 1) +
                     (o_.out_path.empty() ? "" : "; run the same command again to resume from " + o_.out_path + ".partial"));
   }
+  if (two_thread_set()) link_at_.back() = probe_link();
+  LW_RETURN_IF_ERROR(retime_far_layers(lut));
+  if (two_thread_set() && o_.protocol.far_cores_wait_s > 0) wait_for_near_cores(nearest_link());
   LW_RETURN_IF_ERROR(age_streamed_weights(lut));
   report(int(net_.layers.size()) - 1, "conversions");
   auto t0 = clock_type::now();
@@ -543,6 +557,106 @@ Status Profiler::age_streamed_weights(Lut& lut) {
   }
   ageing_ = false;
   if (o_.spent) o_.spent->aged_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  return Status::ok();
+}
+
+bool Profiler::two_thread_set() const {
+  return std::count(o_.threads.begin(), o_.threads.end(), 2) && available_thread_set_cpus() > 1;
+}
+
+double Profiler::probe_link() const { return o_.core_link_probe ? o_.core_link_probe() : probe_core_link_ns(); }
+
+// What "far" is measured from: the nearest the cores were at any probe of this profile. A
+// profile spent far throughout flags nothing, and its LUT describes the cores far apart.
+double Profiler::nearest_link() const {
+  double nearest = 0;
+  for (double ns : link_at_)
+    if (ns > 0 && (nearest == 0 || ns < nearest)) nearest = ns;
+  return nearest;
+}
+
+// Whether the cores are near now (not core_link_far of `nearest`), probing twice a second
+// while they are not, for at most what is left of Protocol::far_cores_wait_s.
+bool Profiler::wait_for_near_cores(double nearest) {
+  for (;;) {
+    const double ns = probe_link();
+    if (!core_link_far(ns, nearest)) return true;
+    if (waited_s_ >= o_.protocol.far_cores_wait_s) return false;
+    char what[160];
+    std::snprintf(what, sizeof what, "waiting for the cores to be near again (%.0f ns, nearest %.0f ns; %.0f s of %.0f)",
+                  ns, nearest, waited_s_, o_.protocol.far_cores_wait_s);
+    report(int(net_.layers.size()) - 1, what);
+    const auto t = clock_type::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    waited_s_ += std::chrono::duration<double>(clock_type::now() - t).count();
+    if (o_.spent) o_.spent->far_wait_s = waited_s_;
+  }
+}
+
+// The layers timed while the host had put the two vCPUs far apart (a probe before or after
+// the layer core_link_far of the profile's nearest): their 2-thread implementations are
+// timed again, to the end, with the cores near, and every layer that took one of those
+// figures from the cache (an identical layer) gets the new one. A layer whose timing ends
+// with the cores far again is timed once more; when the wait runs out the first timings
+// stay, with the reason. 1-thread implementations run on cpu0 alone and stay as they are.
+Status Profiler::retime_far_layers(Lut& lut) {
+  if (!two_thread_set() || o_.protocol.far_cores_wait_s <= 0) return Status::ok();
+  const double nearest = nearest_link();
+  if (o_.spent) o_.spent->nearest_link_ns = nearest;
+  const auto t0 = clock_type::now();
+  auto far_at = [&](size_t i) { return std::max(link_at_[i], link_at_[i + 1]); };
+  std::map<std::string, Impl> again;  // by cache key
+  std::map<std::string, double> far_link;  // by cache key: the link around the first timing
+  bool ran_out = false;
+  for (size_t i = 1; i + 1 < link_at_.size() && !ran_out; ++i) {
+    if (!core_link_far(far_at(i), nearest)) continue;
+    std::vector<Candidate> todo;
+    for (const Candidate& c : reg_.candidates(net_, int(i))) {
+      const Impl* row = find_impl(lut.layers[i], c.desc.name());
+      if (row && c.desc.threads == 2 && wanted(c.desc, o_) && !row->is_fused_consumer() &&
+          (row->status == ImplStatus::kOk || row->status == ImplStatus::kSkipped) && !again.count(cache_key(int(i), c.desc)))
+        todo.push_back(c);
+    }
+    std::map<std::string, Impl> layer_again;
+    for (int attempt = 0; attempt < 3 && layer_again.empty(); ++attempt) {
+      if (!wait_for_near_cores(nearest)) {
+        ran_out = true;
+        break;
+      }
+      for (const Candidate& c : todo) {
+        report(int(i), c.desc.name() + " (timed with the cores far apart)");
+        layer_again[cache_key(int(i), c.desc)] = measure_impl(int(i), c.desc, c.supported, lut, Look::kToTheEnd);
+      }
+      if (core_link_far(probe_link(), nearest)) layer_again.clear();  // far again by the end
+    }
+    for (auto& [key, impl] : layer_again) far_link[key] = far_at(i), again[key] = std::move(impl);
+  }
+  for (size_t j = 1; j + 1 < link_at_.size(); ++j)
+    for (const Candidate& c : reg_.candidates(net_, int(j))) {
+      Impl* row = c.desc.threads == 2 && wanted(c.desc, o_) ? find_impl(lut.layers[j], c.desc.name()) : nullptr;
+      if (!row || row->is_fused_consumer() || (row->status != ImplStatus::kOk && row->status != ImplStatus::kSkipped))
+        continue;
+      const std::string key = cache_key(int(j), c.desc);
+      auto it = again.find(key);
+      if (it == again.end()) {  // (ran_out)
+        if (!core_link_far(far_at(j), nearest)) continue;
+        char why[200];
+        std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns); still far after %.0f s",
+                      far_at(j), nearest, waited_s_);
+        row->reason = row->reason.empty() ? why : row->reason + "; " + why;  // (a skipped one keeps its own)
+        if (o_.spent) ++o_.spent->far_kept;
+        continue;
+      }
+      if (!it->second.ok()) return failed("far cores: " + row->name + " on layer '" + net_.layers[j].name + "': " + it->second.reason);
+      if (o_.spent)
+        o_.spent->retimed_far.push_back({net_.layers[j].name, row->name, far_link[key],
+                                         row->ok() ? row->latency_ms.median : row->latency_ms.min,
+                                         it->second.latency_ms.median});
+      row->latency_ms = it->second.latency_ms;
+      row->status = ImplStatus::kOk;
+      row->reason.clear();
+    }
+  if (o_.spent) o_.spent->retimed_far_s = std::chrono::duration<double>(clock_type::now() - t0).count() - waited_s_;
   return Status::ok();
 }
 

@@ -45,6 +45,19 @@ struct ProfileSpent {
   };
   std::vector<Aged> aged;
   double aged_s = 0;  // the time those second timings took
+  /// 2-thread implementations timed again because the cores were far apart while their
+  /// layer was timed (Protocol::far_cores_wait_s; link_ns: the farther of the probes around
+  /// the first timing). The LUT keeps again_ms; first_ms is the first timing (a skipped
+  /// one's fastest run).
+  struct Retimed {
+    std::string layer, impl;
+    double link_ns = 0, first_ms = 0, again_ms = 0;
+  };
+  std::vector<Retimed> retimed_far;
+  double nearest_link_ns = 0;  // the profile's nearest core link, what "far" is measured from
+  double far_wait_s = 0;       // waiting for the cores to be near again
+  double retimed_far_s = 0;    // the second timings
+  int far_kept = 0;            // far-timed implementations kept: the cores stayed far past the wait
 };
 
 struct ProfileOptions {
@@ -69,6 +82,9 @@ struct ProfileOptions {
   std::function<bool()> should_stop;
   /// When set, filled with where the time went.
   ProfileSpent* spent = nullptr;
+  /// The cores' distance now, ns (null: env/speed_probe.h probe_core_link_ns); tests put
+  /// the host's far spells where they want them.
+  std::function<double()> core_link_probe;
 };
 
 /// The bytes of other data the cold-cache protocol reads before each timed run of a layer:

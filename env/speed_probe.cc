@@ -143,9 +143,12 @@ void SpeedSamples::add_link(double ns) {
   if (ns > 0) link_ns_.push_back(ns);
 }
 
-void SpeedSamples::sample(const std::vector<int>& threads) {
+double SpeedSamples::sample(const std::vector<int>& threads, const std::function<double()>& link_probe) {
   for (int t : threads) add(t, probe_speed_ms(t));
-  if (std::find(threads.begin(), threads.end(), 2) != threads.end()) add_link(probe_core_link_ns());
+  if (std::find(threads.begin(), threads.end(), 2) == threads.end()) return 0;
+  const double ns = link_probe ? link_probe() : probe_core_link_ns();
+  add_link(ns);
+  return ns;
 }
 
 std::vector<double> SpeedSamples::medians() const {

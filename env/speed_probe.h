@@ -11,6 +11,7 @@
 /// rounds; the ratio of the two is the device's drift since profiling, which bench reports
 /// and also predicts with (lut_at_speed).
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "env/lut.h"
@@ -53,8 +54,9 @@ std::vector<bool> rounds_near(const std::vector<double>& link_before, double lin
 class SpeedSamples {
  public:
   /// Times the probe once on each of `threads` (thread sets), and the core link when they
-  /// include 2.
-  void sample(const std::vector<int>& threads);
+  /// include 2 (with `link_probe` when given, probe_core_link_ns otherwise); returns the
+  /// link's figure, 0 when not probed.
+  double sample(const std::vector<int>& threads, const std::function<double()>& link_probe = nullptr);
   /// Adds a figure measured earlier (a resumed profile's checkpoint).
   void add(int threads, double ms);
   void add_link(double ns);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <memory>
 #include <unistd.h>
 
 #include "libs/core/files.h"
@@ -15,6 +17,7 @@
 #include "env/profiler.h"
 #include "libs/ir/network_json.h"
 #include "libs/native/native.h"
+#include "libs/ops/thread_pool.h"
 #include "libs/xnnpack/xnnpack.h"
 #include "libs/zoo/zoo_builder.h"
 
@@ -38,6 +41,7 @@ ProfileOptions fast_options(const std::string& out) {
   o.protocol.warmup = 0;
   o.protocol.runs = 2;
   o.protocol.max_runs = 2;
+  o.protocol.far_cores_wait_s = 0;  // the host's far spells are the test's to place (core_link_probe)
   o.out_path = out;
   return o;
 }
@@ -164,6 +168,100 @@ TEST_CASE("a layer that streams its weights is timed again with them an inferenc
   REQUIRE(profile_network(net, reg, o, &fresh).is_ok());
   CHECK(none.aged.empty());
   CHECK_FALSE(nlohmann::json::parse(fresh.protocol_json).contains("streamed_weights_age"));
+}
+
+// Two identical 3x3 convolutions (layers 2 and 3) after a first one: the second takes the
+// first's figures from the cache.
+Network twin_convs() {
+  NetBuilder b("twins", Shape{1, 3, 12, 12});
+  int x = b.conv(0, 8, 3, 1, 1);
+  x = b.conv(x, 8, 3, 1, 1);
+  x = b.conv(x, 8, 3, 1, 1);
+  b.fc(b.flatten(b.global_avg_pool(x)), 4);
+  Network net = b.finish();
+  init_random_weights(net, 2);
+  return net;
+}
+
+// A host whose cores are 100 ns apart but at the probes numbered in `far` (0: the one before
+// layer 1; one probe per layer, then the one after the last, then every later one), 400 ns.
+std::function<double()> fake_link(std::function<bool(int)> far) {
+  auto calls = std::make_shared<int>(0);
+  return [calls, far] { return far((*calls)++) ? 400.0 : 100.0; };
+}
+
+const Impl* row_named(const LutLayer& l, const std::string& name) {
+  for (const Impl& m : l.impls)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+TEST_CASE("2-thread implementations timed with the cores far apart are timed again near, identical layers too") {
+  if (available_thread_set_cpus() < 2) return;  // no thread set 2 here: nothing is probed
+  Network net = twin_convs();
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 5;
+  o.core_link_probe = fake_link([](int call) { return call == 1; });  // between layers 1 and 2
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(nlohmann::json::parse(lut.protocol_json).value("far_cores", "") == "timed-again-near");
+  CHECK(spent.nearest_link_ns == 100);
+  CHECK(spent.far_kept == 0);
+  // Layers 1 and 2 were timed next to the far probe; layer 3 took layer 2's figures.
+  std::map<std::string, int> per_layer;
+  for (const ProfileSpent::Retimed& r : spent.retimed_far) {
+    CAPTURE(r.impl);
+    ++per_layer[r.layer];
+    CHECK(r.link_ns == 400);
+    CHECK(r.first_ms > 0);
+    size_t j = 0;
+    while (j < net.layers.size() && net.layers[j].name != r.layer) ++j;
+    REQUIRE(j < net.layers.size());
+    const Impl* row = row_named(lut.layers[j], r.impl);
+    REQUIRE(row);
+    CHECK(row->threads == 2);
+    CHECK(row->ok());
+    CHECK(row->latency_ms.median == r.again_ms);
+  }
+  for (size_t j = 1; j < net.layers.size(); ++j) {
+    CAPTURE(net.layers[j].name);
+    int t2_rows = 0;
+    for (const Impl& m : lut.layers[j].impls) t2_rows += m.threads == 2 && m.ok() && !m.is_fused_consumer();
+    CHECK(per_layer[net.layers[j].name] == (j <= 3 ? t2_rows : 0));  // every 2-thread one, no other layer's
+  }
+  for (const Impl& m : lut.layers[3].impls)  // the twin holds the same second timing
+    if (m.threads == 2 && m.ok()) CHECK(m.latency_ms.median == row_named(lut.layers[2], m.name)->latency_ms.median);
+}
+
+TEST_CASE("cores that stay far past the wait keep the first timings, with the reason; 0 turns it off") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = twin_convs();
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 1;
+  o.core_link_probe = fake_link([](int call) { return call >= 1; });  // far from layer 2 on
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(spent.retimed_far.empty());
+  CHECK(spent.far_kept > 0);
+  CHECK(spent.far_wait_s >= 1);
+  int kept = 0;
+  for (const Impl& m : lut.layers[2].impls)
+    if (m.threads == 2 && m.ok() && !m.is_fused_consumer())
+      kept += m.reason.find("timed with the cores far apart (400 ns, nearest 100 ns)") != std::string::npos;
+  CHECK(kept > 0);
+  // Off: nothing waits or is timed again, and the protocol says so.
+  o.protocol.far_cores_wait_s = 0;
+  ProfileSpent none;
+  o.spent = &none;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(none.retimed_far.empty());
+  CHECK(none.far_kept == 0);
+  CHECK(none.far_wait_s == 0);
+  CHECK_FALSE(nlohmann::json::parse(lut.protocol_json).contains("far_cores"));
 }
 
 TEST_CASE("the LUT's measured converters rebuild exactly the chains it charged") {

@@ -34,8 +34,9 @@ ProfileOptions options_from(const Args& args) {
   o.protocol = protocol_from_args(args, args.flag("exhaustive") ? Protocol{} : quick_protocol());
   o.protocol.median_ci = args.get_double("median-ci", o.protocol.median_ci);
   o.protocol.early_stop_margin = args.get_double("early-stop", o.protocol.early_stop_margin);
-  if (o.protocol.early_stop_margin < 0 || o.protocol.median_ci < 0)
-    throw UsageError("--early-stop and --median-ci must be >= 0 (0: off)");
+  o.protocol.far_cores_wait_s = args.get_double("far-wait", o.protocol.far_cores_wait_s);
+  if (o.protocol.early_stop_margin < 0 || o.protocol.median_ci < 0 || o.protocol.far_cores_wait_s < 0)
+    throw UsageError("--early-stop, --median-ci and --far-wait must be >= 0 (0: off)");
   o.reuse_identical_layers = !args.flag("no-reuse");
   o.audit_early_stop = args.flag("audit-early-stop");
   o.stop_rule = baselines_stop_rule();
@@ -51,6 +52,17 @@ void print_spent(const ProfileSpent& sp) {
     for (const auto& [key, s] : *group)
       std::printf("  %-22s %8.1f %8.1f %8.1f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s, s.measure_s,
                   (long long)s.measured, (long long)s.runs, (long long)s.skipped);
+  if (!sp.retimed_far.empty() || sp.far_kept > 0) {
+    std::printf("timed again with the cores near (their layer was timed with them far apart; nearest %.0f ns; %.1f s "
+                "waiting, %.1f s timing; ms, first -> again):\n",
+                sp.nearest_link_ns, sp.far_wait_s, sp.retimed_far_s);
+    for (const ProfileSpent::Retimed& r : sp.retimed_far)
+      std::printf("  %-14s %-56s %4.0f ns  %8.4f -> %8.4f\n", r.layer.c_str(), r.impl.c_str(), r.link_ns, r.first_ms,
+                  r.again_ms);
+    if (sp.far_kept > 0)
+      std::printf("  %d implementation(s) kept as timed far apart: the cores stayed far past the wait (--far-wait)\n",
+                  sp.far_kept);
+  }
   if (sp.aged.empty()) return;
   std::printf("timed again with the weights an inference old (%.1f s; ms, first -> aged):\n", sp.aged_s);
   for (const ProfileSpent::Aged& a : sp.aged)
@@ -82,7 +94,7 @@ int run_runtime_only(const Args& args, const Network& net) {
 int run_profile(const std::vector<std::string>& argv) {
   Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "exhaustive", "audit-early-stop", "runtime-only"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
-             "out", "lut"});
+             "far-wait", "out", "lut"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
   Network net = load_model(args.get("model"));
   if (args.flag("runtime-only")) return run_runtime_only(args, net);
@@ -125,7 +137,7 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
-               "         [--warm-cache] [--no-weight-age] [--no-reuse] [--quiet]\n"
+               "         [--warm-cache] [--no-weight-age] [--far-wait 120] [--no-reuse] [--quiet]\n"
                "       layerwise profile --model <m> --runtime-only [--lut in.json] --out lut.json\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
@@ -148,6 +160,10 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "idle one inference before each run, as old as their weights are in the network\n"
                "(on a shared host other tenants evict the L3 within milliseconds);\n"
                "--no-weight-age keeps the first timing.\n"
+               "With thread set 2 the cores' distance (a cache line's round trip) is probed between\n"
+               "layers; the 2-thread implementations of a layer timed while the host had put them\n"
+               "more than 2x farther apart than the profile's nearest are timed again at the end,\n"
+               "once they are near, waiting at most --far-wait seconds in all (0: keep them).\n"
                "With thread set 2 the LUT's runtime object also gets the measured hand-off between\n"
                "every two thread pools (caller, native with OpenBLAS, xnnpack, openmp), which the cost\n"
                "model charges between consecutive steps on different pools. --runtime-only measures\n"

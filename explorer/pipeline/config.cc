@@ -42,6 +42,7 @@ void read_profile(JsonReader& r, ExperimentConfig* c) {
   r.number("max_seconds", &p.max_seconds, 0.001, 3600);
   r.boolean("cold_cache", &p.cold_cache);
   r.boolean("weight_age", &p.age_streamed_weights);
+  r.number("far_wait_s", &p.far_cores_wait_s, 0, 3600);
   if (r.ok() && p.max_runs < p.runs) r.fail("/max_runs", "must be >= runs (" + std::to_string(p.runs) + ")");
   // A LUT from `layerwise profile` to use instead of profiling: echoed only when given.
   r.optional_text("lut", &c->lut_file);

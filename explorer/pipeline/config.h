@@ -36,7 +36,8 @@ struct ExperimentConfig {
   std::vector<std::string> libraries;  // libraries to profile; empty = all available
   std::vector<int> threads{1, 2};      // thread sets: 1 = cpu0, 2 = cpu0-1
   // profile
-  Protocol protocol;                   // warmup, runs, cv_threshold, max_runs, max_seconds, cold_cache, weight_age
+  Protocol protocol;                   // warmup, runs, cv_threshold, max_runs, max_seconds, cold_cache, weight_age,
+                                       // far_wait_s
   std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
   // search
   std::string objective = "latency";   // latency | weighted (latency + memory_weight x MiB)
