@@ -113,6 +113,19 @@ bool core_link_far(double now_ns, double profile_ns) {
   return now_ns > 0 && profile_ns > 0 && now_ns > kCoreLinkFar * profile_ns;
 }
 
+bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s, const std::function<double()>& probe,
+                         const std::function<void(double ns)>& waiting) {
+  for (;;) {
+    const double ns = probe ? probe() : probe_core_link_ns();
+    if (!core_link_far(ns, reference_ns)) return true;
+    if (*waited_s >= budget_s) return false;
+    if (waiting) waiting(ns);
+    const auto t = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    *waited_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+}
+
 std::vector<bool> rounds_near(const std::vector<double>& link_before, double link_after, double profile_ns, int n) {
   if (profile_ns <= 0 || n <= 0 || link_before.size() < size_t(n) || link_after <= 0) return {};
   auto near_probe = [&](double ns) { return ns > 0 && !core_link_far(ns, profile_ns); };  // 0: it did not run
@@ -158,6 +171,15 @@ std::vector<double> SpeedSamples::medians() const {
 }
 
 double SpeedSamples::link_median() const { return median_of(link_ns_); }
+
+double SpeedSamples::near_link_median() const {
+  if (link_ns_.empty()) return 0;
+  const double nearest = *std::min_element(link_ns_.begin(), link_ns_.end());
+  std::vector<double> near;
+  for (double ns : link_ns_)
+    if (!core_link_far(ns, nearest)) near.push_back(ns);
+  return median_of(near);
+}
 
 bool speed_drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
 

@@ -43,6 +43,14 @@ constexpr int kCoreLinkTrips = 20000;
 /// than when the LUT was made (0, not probed, never is).
 constexpr double kCoreLinkFar = 2.0;
 bool core_link_far(double now_ns, double profile_ns);
+/// Whether the cores are near now (not core_link_far of `reference_ns`), probing with
+/// `probe` (null: probe_core_link_ns) twice a second while they are not, until *waited_s
+/// (the time waited so far, added to) reaches budget_s. `waiting` (optional) hears each far
+/// figure before the pause. A host's far spells last seconds to minutes: the profiler and
+/// `bench --near-wait` wait one out rather than time the cores far apart.
+bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s,
+                         const std::function<double()>& probe = nullptr,
+                         const std::function<void(double ns)>& waiting = nullptr);
 /// Which of n measurement rounds ran with the cores as close as in the profile: round r is
 /// near when the probe before it (link_before[r]) and the one after it (link_before[r + 1],
 /// or link_after for the last) are both not core_link_far. A spell of far placement lasts tens
@@ -65,6 +73,9 @@ class SpeedSamples {
   /// The core link's samples in order, and their median (0: none).
   const std::vector<double>& link_ns() const { return link_ns_; }
   double link_median() const;
+  /// The median of the link samples not core_link_far of the nearest one: the cores' distance
+  /// outside the host's far spells.
+  double near_link_median() const;
 
  private:
   std::vector<std::vector<double>> ms_;  // [threads - 1]

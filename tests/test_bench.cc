@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -528,7 +529,8 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
         std::string::npos);
   for (BenchRow& r : two) r.core_link_far_rounds = 3;
   CHECK(bench_markdown(two, "# t").find("more than 2x farther in 3 of ") != std::string::npos);
-  CHECK(bench_csv(two).find(",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms,near_rounds,measured_near_ms\n") !=
+  CHECK(bench_csv(two).find(
+            ",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms,near_rounds,measured_near_ms,near_wait_s\n") !=
         std::string::npos);
   for (const BenchRow& r : two) {
     CHECK(r.near_rounds >= 0);
@@ -557,4 +559,43 @@ TEST_CASE("rounds_near: a round counts when the probes before and after it are b
   CHECK(rounds_near(before, 0, 100, 4).empty());   // no probe after the last round
   CHECK(rounds_near({90, 110}, 95, 100, 3).empty());  // fewer probes than rounds
   CHECK(rounds_near({}, 95, 100, 0).empty());
+}
+
+TEST_CASE("bench --near-wait: a 2-thread block's rounds wait for the cores to be as near as in the profile") {
+  if (available_thread_set_cpus() < 2) return;  // no thread set 2: nothing to wait for
+  Lut withlink = tiny().lut;
+  withlink.runtime.core_link_ns = 100;
+  // The host keeps the cores 400 ns apart for the first two probes, 100 ns after.
+  auto run = [&](double wait_s) {
+    auto calls = std::make_shared<int>(0);
+    BenchOptions o;
+    o.registry = &default_registry();
+    o.rounds = 3;
+    o.calibration_samples = 2;
+    o.labels = {to_string(Baseline::kRefFp32), to_string(Baseline::kOptFp32)};
+    o.near_wait_s = wait_s;
+    o.core_link_probe = [calls] { return (*calls)++ < 2 ? 400.0 : 100.0; };
+    std::vector<BenchRow> rows;
+    std::vector<BenchStep> steps;
+    Status s = bench_network(tiny().net, withlink, 2, o, &rows, &steps);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    return rows;
+  };
+  const std::vector<BenchRow> waited = run(5);
+  REQUIRE(waited.size() == 2);
+  for (const BenchRow& r : waited) {
+    CAPTURE(r.label);
+    REQUIRE(r.status == "ok");
+    CHECK(r.near_wait_s >= 0.9);  // two pauses of 0.5 s before the first round
+    CHECK(r.near_wait_s < 5);
+    CHECK(r.core_link_far_rounds == 0);
+    CHECK(r.near_rounds == 3);
+  }
+  CHECK(bench_markdown(waited, "# t").find("s before rounds for them to be near") != std::string::npos);
+  for (const BenchRow& r : run(0)) {  // off: the first two rounds run far
+    CAPTURE(r.label);
+    CHECK(r.near_wait_s == 0);
+    CHECK(r.core_link_far_rounds == 2);
+    CHECK(r.near_rounds == 1);
+  }
 }

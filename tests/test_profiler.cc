@@ -253,6 +253,7 @@ TEST_CASE("cores that stay far past the wait keep the first timings, with the re
     if (m.threads == 2 && m.ok() && !m.is_fused_consumer())
       kept += m.reason.find("timed with the cores far apart (400 ns, nearest 100 ns)") != std::string::npos;
   CHECK(kept > 0);
+  CHECK(lut.runtime.core_link_ns == 100);  // the near probes' median, not all probes' (400)
   // Off: nothing waits or is timed again, and the protocol says so.
   o.protocol.far_cores_wait_s = 0;
   ProfileSpent none;
@@ -261,6 +262,7 @@ TEST_CASE("cores that stay far past the wait keep the first timings, with the re
   CHECK(none.retimed_far.empty());
   CHECK(none.far_kept == 0);
   CHECK(none.far_wait_s == 0);
+  CHECK(lut.runtime.core_link_ns == 400);  // every probe's median, as before
   CHECK_FALSE(nlohmann::json::parse(lut.protocol_json).contains("far_cores"));
 }
 

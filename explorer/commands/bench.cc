@@ -99,7 +99,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 int run_bench(const std::vector<std::string>& argv) {
   Args args(argv, {"quiet", "warm-cache", "no-weight-age", "recheck"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
-             "runs", "max-runs", "cv", "max-seconds", "lut-statistic"});
+             "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
   std::vector<Network> nets;
   for (const auto& m : split_list(args.get("models", kDefaultModels))) nets.push_back(load_model(m));
@@ -109,7 +109,9 @@ int run_bench(const std::vector<std::string>& argv) {
   bo.calibration_samples = args.get_int("calibration", kDefaultBenchCalibration);
   bo.calibration_method = calibration_method_arg(args);
   bo.labels = split_list(args.get("labels"));
+  bo.near_wait_s = args.get_double("near-wait", 0);
   if (bo.rounds < 1) throw UsageError("--repeats must be >= 1");
+  if (bo.near_wait_s < 0) throw UsageError("--near-wait must be >= 0 (0: off)");
   std::vector<int> caps = thread_caps(args);
   ProgressLine line(args.flag("quiet"));
   double load_start = load_average();
@@ -144,7 +146,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--models resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet]\n"
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
                "         [--calibration-method minmax|mse]\n"
-               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--recheck] [--quiet]\n"
+               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--recheck] [--near-wait 0] [--quiet]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
                "(both thread sets, the protocol options above; resumable); a file there that does not\n"
@@ -158,7 +160,9 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "minimum instead of its median (more robust on a loaded machine). --recheck times every\n"
                "implementation the deployments use again, a share after each round, and predicts with those figures\n"
                "too (column rechecked): it tells the machine's drift since profiling from the cost\n"
-               "model's own error.\n",
+               "model's own error. --near-wait S: in 2-thread blocks, before each round, wait for the\n"
+               "two cores to be as near as in the profile (a cache line's round trip within 2x the\n"
+               "LUT's), at most S seconds per block; rounds still far are run and counted far.\n",
                run_bench});
 
 }  // namespace

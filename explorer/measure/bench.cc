@@ -408,8 +408,15 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   SpeedSamples speed;
   std::vector<int> sets;
   for (int t = 1; t <= max_threads; ++t) sets.push_back(t);
+  double waited_s = 0;
+  const bool wait_near = max_threads >= 2 && o.near_wait_s > 0 && lut.runtime.core_link_ns > 0;
+  auto waiting = [&](double ns) {
+    if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + ": waiting for the cores to be near (" +
+                     std::to_string(int(ns)) + " ns)");
+  };
   for (int r = 0; r < o.rounds; ++r) {
-    speed.sample(sets);
+    if (wait_near) wait_for_near_cores(lut.runtime.core_link_ns, o.near_wait_s, &waited_s, o.core_link_probe, waiting);
+    speed.sample(sets, o.core_link_probe);
     if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " round " + std::to_string(r + 1) + "/" +
                      std::to_string(o.rounds));
     // Rotate the order every round so no deployment always follows the same one.
@@ -420,12 +427,14 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     }
     if (o.recheck) LW_RETURN_IF_ERROR(recheck_slice(net, o, recheck, r, &now));
   }
-  const double link_after = max_threads >= 2 ? probe_core_link_ns() : 0;  // brackets the last round
+  // (brackets the last round)
+  const double link_after = max_threads < 2 ? 0 : o.core_link_probe ? o.core_link_probe() : probe_core_link_ns();
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
   for (Trial& c : all) {
     if (c.exec) {
+      c.row.near_wait_s = waited_s;
       summarise(c);
       collect_steps(lut, o.recheck ? &now : nullptr, c, steps);
     }

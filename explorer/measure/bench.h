@@ -36,6 +36,14 @@ struct BenchOptions {
   /// sees the machine the rounds saw, and predict each deployment with those figures too
   /// (BenchRow::recheck_ms). Null: no recheck.
   const ProfileOptions* recheck = nullptr;
+  /// In a 2-thread block, before each round, wait for the cores to be as near as in the
+  /// profile (not core_link_far of the LUT's core_link_ns), at most this many seconds over
+  /// the block (0: measure whatever the host does; `--near-wait`). Rounds that still start
+  /// far are run and counted far all the same. On a VM whose host puts the two vCPUs far
+  /// apart for minutes at a time, it measures the machine the LUT describes.
+  double near_wait_s = 0;
+  /// The cores' distance now (null: probe_core_link_ns); tests place the far spells.
+  std::function<double()> core_link_probe;
 };
 
 /// One deployment of one model under one thread cap.
@@ -68,6 +76,9 @@ struct BenchRow {
   /// opt-fp32 ran 15.6 ms in rounds ~300 ns apart and 12.2 ms ~100 ns apart (LUT 11.3).
   int near_rounds = 0;
   double measured_near_ms = 0;
+  /// Seconds the block waited before its rounds for the cores to be near
+  /// (BenchOptions::near_wait_s).
+  double near_wait_s = 0;
   double measured_ms = 0;    // end to end, median over rounds of plain runs
   double min_ms = 0, cv = 0;
   /// Median CPU time of the calling thread over the plain runs. For a 1-thread deployment

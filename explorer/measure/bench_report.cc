@@ -133,6 +133,7 @@ std::string detail_table(const Block& b) {
     if (r->core_link_ns > 0) {  // 2-thread blocks: the same for every row
       os << "\nCores 0 and 1, a cache line's round trip: " << fmt("%.0f", r->core_link_ns) << " ns during the rounds (median)"
          << (r->core_link_profile_ns > 0 ? ", " + fmt("%.0f", r->core_link_profile_ns) + " ns in the profile" : "");
+      if (r->near_wait_s > 0) os << "; waited " << fmt("%.0f", r->near_wait_s) << " s before rounds for them to be near";
       if (r->core_link_far_rounds > 0)
         os << "; more than " << fmt("%.0f", kCoreLinkFar) << "x farther in " << r->core_link_far_rounds << " of " << r->rounds
            << " rounds: the host placed the cores apart, and 2-thread figures of those rounds are slower than the LUT "
@@ -170,7 +171,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
         "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds,"
-        "timed_ms,near_rounds,measured_near_ms\n";
+        "timed_ms,near_rounds,measured_near_ms,near_wait_s\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -181,7 +182,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.4f", r.recheck_ms) << ',' << fmt("%.4f", r.at_speed_ms) << ',' << fmt("%.4f", r.speed_ratio_t1) << ','
        << fmt("%.4f", r.speed_ratio_t2) << ',' << fmt("%.1f", r.core_link_ns) << ',' << fmt("%.1f", r.core_link_profile_ns)
        << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << ',' << r.near_rounds << ','
-       << fmt("%.4f", r.measured_near_ms) << '\n';
+       << fmt("%.4f", r.measured_near_ms) << ',' << fmt("%.1f", r.near_wait_s) << '\n';
   return os.str();
 }
 
