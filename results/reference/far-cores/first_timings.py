@@ -11,7 +11,7 @@ import collections, csv, glob, gzip, json, re, statistics, sys
 
 def retimed(log):
     out, model, block = collections.defaultdict(dict), None, False
-    for line in open(log):
+    for line in (gzip.open(log, 'rt') if log.endswith('.gz') else open(log)):
         if line.startswith('profiled '):
             model, block = line.split()[1].rstrip(':'), False
         elif line.startswith('timed again with the cores near'):

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Prediction runs: three runs per model of the found deployments, with per-step residuals and a recheck.
+# usage: pred.sh OUT [LUT_DIR]; BENCH_EXTRA: more bench flags (e.g. "--near-wait 60").
 set -u
 L=/tmp/q/layerwise.pred; I=${2:-/tmp/q}; O=$1; mkdir -p $O; cd $O
 cp /work/main/build/explorer/layerwise $L
@@ -10,7 +11,7 @@ noise > noise.before.txt
 for r in 1 2 3; do for M in $MODELS; do
   echo "$M r$r $(date +%T) $(cat /proc/loadavg)" >> bench.load
   /usr/bin/time -f "%e s" $L bench --lut-dir $I/luts --models $M --threads 1,2 --repeats 15 --labels opt-fp32,opt-int8,opt-mixed \
-    --recheck --out $M.r$r.csv --md $M.r$r.md --steps $M.r$r.steps.csv --quiet > /dev/null 2> $M.r$r.err
+    --recheck ${BENCH_EXTRA:-} --out $M.r$r.csv --md $M.r$r.md --steps $M.r$r.steps.csv --quiet > /dev/null 2> $M.r$r.err
 done; done
 noise > noise.after.txt
 echo done > finished
