@@ -133,7 +133,15 @@ class Profiler {
   double probe_link() const;
   double nearest_link() const;
   bool wait_for_near_cores(double nearest);
+  // An implementation timed again with the cores near, and how far they were the first time.
+  struct NearTiming {
+    Impl impl;
+    double far_link_ns = 0;
+  };
+  double far_link_at(size_t i) const;
   Status retime_far_layers(Lut& lut);
+  std::map<std::string, NearTiming> time_far_layers_again(const Lut& lut, double nearest);
+  Status keep_near_timings(const std::map<std::string, NearTiming>& again, double nearest, Lut& lut);
   std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
   void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
   std::string cache_key(int i, const ImplDesc& d) const;
@@ -523,8 +531,16 @@ Status Profiler::run(Lut* out) {
   return Status::ok();
 }
 
-Impl* find_impl(LutLayer& layer, const std::string& name) {
-  for (Impl& m : layer.impls)
+// A row that ran when profiled: ok, or stopped early (not unsupported, failed or a fused
+// activation, which runs nothing).
+bool was_timed(const Impl& m) {
+  return !m.is_fused_consumer() && (m.status == ImplStatus::kOk || m.status == ImplStatus::kSkipped);
+}
+
+// The row named `name` of `layer` (a LutLayer, const or not), null when there is none.
+template <class AnyLutLayer>
+auto find_impl(AnyLutLayer& layer, const std::string& name) -> decltype(&layer.impls.front()) {
+  for (auto& m : layer.impls)
     if (m.name == name) return &m;
   return nullptr;
 }
@@ -543,9 +559,7 @@ Status Profiler::age_streamed_weights(Lut& lut) {
     if (!streams_weights(net_.layers[i])) continue;
     for (const Candidate& c : reg_.candidates(net_, i)) {
       Impl* row = find_impl(lut.layers[size_t(i)], c.desc.name());
-      if (!row || !wanted(c.desc, o_) || row->is_fused_consumer() ||
-          (row->status != ImplStatus::kOk && row->status != ImplStatus::kSkipped))
-        continue;
+      if (!row || !wanted(c.desc, o_) || !was_timed(*row)) continue;
       // (the age time_primitive waits: the row holds the primitive's packed bytes)
       const double age = weights_age_ms(i, c.desc, size_t(row->memory_bytes.weights));
       if (age <= 0) continue;
@@ -601,68 +615,75 @@ bool Profiler::wait_for_near_cores(double nearest) {
 
 // The layers timed while the host had put the two vCPUs far apart (a probe before or after
 // the layer core_link_far of the profile's nearest): their 2-thread implementations are
-// timed again, to the end, with the cores near, and every layer that took one of those
-// figures from the cache (an identical layer) gets the new one. A layer whose timing ends
-// with the cores far again is timed once more; when the wait runs out the first timings
-// stay, with the reason. 1-thread implementations run on cpu0 alone and stay as they are.
+// timed again, to the end, with the cores near (time_far_layers_again), and every layer that
+// took one of those figures from the cache (an identical layer) gets the new one
+// (keep_near_timings). 1-thread implementations run on cpu0 alone and stay as they are.
 Status Profiler::retime_far_layers(Lut& lut) {
   if (!two_thread_set() || o_.protocol.far_cores_wait_s <= 0) return Status::ok();
   const double nearest = nearest_link();
   if (o_.spent) o_.spent->nearest_link_ns = nearest;
   const auto t0 = clock_type::now();
-  auto far_at = [&](size_t i) { return std::max(link_at_[i], link_at_[i + 1]); };
-  std::map<std::string, Impl> again;  // by cache key
-  std::map<std::string, double> far_link;  // by cache key: the link around the first timing
-  bool ran_out = false;
-  for (size_t i = 1; i + 1 < link_at_.size() && !ran_out; ++i) {
-    if (!core_link_far(far_at(i), nearest)) continue;
+  std::map<std::string, NearTiming> again = time_far_layers_again(lut, nearest);
+  LW_RETURN_IF_ERROR(keep_near_timings(again, nearest, lut));
+  if (o_.spent) o_.spent->retimed_far_s = std::chrono::duration<double>(clock_type::now() - t0).count() - waited_s_;
+  return Status::ok();
+}
+
+double Profiler::far_link_at(size_t i) const { return std::max(link_at_[i], link_at_[i + 1]); }
+
+// The second timings, by cache key. A layer whose second timing ends with the cores far again
+// is timed once more (three tries); once the wait runs out no more layers are timed.
+std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(const Lut& lut, double nearest) {
+  std::map<std::string, NearTiming> again;
+  for (size_t i = 1; i + 1 < link_at_.size(); ++i) {
+    if (!core_link_far(far_link_at(i), nearest)) continue;
     std::vector<Candidate> todo;
     for (const Candidate& c : reg_.candidates(net_, int(i))) {
       const Impl* row = find_impl(lut.layers[i], c.desc.name());
-      if (row && c.desc.threads == 2 && wanted(c.desc, o_) && !row->is_fused_consumer() &&
-          (row->status == ImplStatus::kOk || row->status == ImplStatus::kSkipped) && !again.count(cache_key(int(i), c.desc)))
+      if (row && c.desc.threads == 2 && wanted(c.desc, o_) && was_timed(*row) && !again.count(cache_key(int(i), c.desc)))
         todo.push_back(c);
     }
-    std::map<std::string, Impl> layer_again;
-    for (int attempt = 0; attempt < 3 && layer_again.empty(); ++attempt) {
-      if (!wait_for_near_cores(nearest)) {
-        ran_out = true;
-        break;
-      }
+    std::map<std::string, Impl> layer;
+    for (int attempt = 0; attempt < 3 && layer.empty(); ++attempt) {
+      if (!wait_for_near_cores(nearest)) return again;
       for (const Candidate& c : todo) {
         report(int(i), c.desc.name() + " (timed with the cores far apart)");
-        layer_again[cache_key(int(i), c.desc)] = measure_impl(int(i), c.desc, c.supported, lut, Look::kToTheEnd);
+        layer[cache_key(int(i), c.desc)] = measure_impl(int(i), c.desc, c.supported, lut, Look::kToTheEnd);
       }
-      if (core_link_far(probe_link(), nearest)) layer_again.clear();  // far again by the end
+      if (core_link_far(probe_link(), nearest)) layer.clear();  // far again by the end
     }
-    for (auto& [key, impl] : layer_again) far_link[key] = far_at(i), again[key] = std::move(impl);
+    for (auto& [key, impl] : layer) again[key] = {std::move(impl), far_link_at(i)};
   }
+  return again;
+}
+
+// Every 2-thread row with a second timing takes it; a row of a far layer without one keeps
+// its first timing and says why.
+Status Profiler::keep_near_timings(const std::map<std::string, NearTiming>& again, double nearest, Lut& lut) {
   for (size_t j = 1; j + 1 < link_at_.size(); ++j)
     for (const Candidate& c : reg_.candidates(net_, int(j))) {
       Impl* row = c.desc.threads == 2 && wanted(c.desc, o_) ? find_impl(lut.layers[j], c.desc.name()) : nullptr;
-      if (!row || row->is_fused_consumer() || (row->status != ImplStatus::kOk && row->status != ImplStatus::kSkipped))
-        continue;
-      const std::string key = cache_key(int(j), c.desc);
-      auto it = again.find(key);
-      if (it == again.end()) {  // (ran_out)
-        if (!core_link_far(far_at(j), nearest)) continue;
+      if (!row || !was_timed(*row)) continue;
+      auto it = again.find(cache_key(int(j), c.desc));
+      if (it == again.end()) {
+        if (!core_link_far(far_link_at(j), nearest)) continue;
         char why[200];
         std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns); still far after %.0f s",
-                      far_at(j), nearest, waited_s_);
+                      far_link_at(j), nearest, waited_s_);
         row->reason = row->reason.empty() ? why : row->reason + "; " + why;  // (a skipped one keeps its own)
         if (o_.spent) ++o_.spent->far_kept;
         continue;
       }
-      if (!it->second.ok()) return failed("far cores: " + row->name + " on layer '" + net_.layers[j].name + "': " + it->second.reason);
+      const Impl& near = it->second.impl;
+      if (!near.ok()) return failed("far cores: " + row->name + " on '" + net_.layers[j].name + "': " + near.reason);
       if (o_.spent)
-        o_.spent->retimed_far.push_back({net_.layers[j].name, row->name, far_link[key],
+        o_.spent->retimed_far.push_back({net_.layers[j].name, row->name, it->second.far_link_ns,
                                          row->ok() ? row->latency_ms.median : row->latency_ms.min,
-                                         it->second.latency_ms.median});
-      row->latency_ms = it->second.latency_ms;
+                                         near.latency_ms.median});
+      row->latency_ms = near.latency_ms;
       row->status = ImplStatus::kOk;
       row->reason.clear();
     }
-  if (o_.spent) o_.spent->retimed_far_s = std::chrono::duration<double>(clock_type::now() - t0).count() - waited_s_;
   return Status::ok();
 }
 
