@@ -130,6 +130,8 @@ class Profiler {
   double weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const;
   Status age_streamed_weights(Lut& lut);
   bool two_thread_set() const;
+  bool far_aware() const;
+  Status near_throughout(const char* what, const std::function<Status()>& stage);
   double probe_link() const;
   double nearest_link() const;
   bool wait_for_near_cores(double nearest);
@@ -502,22 +504,18 @@ Status Profiler::run(Lut* out) {
   // The 2-thread figures are near ones now, and so is the link the LUT keeps: over all
   // probes, a profile spent mostly in a far spell read far (SqueezeNet's 339 ns), and bench
   // then took every round for near.
-  if (two_thread_set() && o_.protocol.far_cores_wait_s > 0) lut.runtime.core_link_ns = speed_.near_link_median();
-  // The later stages start with the cores near (within what is left of the wait); a spell
-  // that begins during one of them is not caught.
-  auto start_near = [&] {
-    if (two_thread_set() && o_.protocol.far_cores_wait_s > 0) wait_for_near_cores(nearest_link());
-  };
-  start_near();
+  if (far_aware()) lut.runtime.core_link_ns = speed_.near_link_median();
+  if (far_aware()) wait_for_near_cores(nearest_link());
   LW_RETURN_IF_ERROR(age_streamed_weights(lut));
   report(int(net_.layers.size()) - 1, "conversions");
-  start_near();
   auto t0 = clock_type::now();
-  LW_RETURN_IF_ERROR(measure_conversions(net_, reg_, o_.protocol, &lut));
+  LW_RETURN_IF_ERROR(near_throughout("conversions", [&] { return measure_conversions(net_, reg_, o_.protocol, &lut); }));
   auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
-  start_near();  // (a hand-off crosses from one core to the other)
-  if (two_thread_set()) LW_RETURN_IF_ERROR(measure_handoff_costs(kHandoffRounds, handoff_item_us(lut), &lut.runtime));
+  if (two_thread_set())  // (a hand-off crosses from one core to the other)
+    LW_RETURN_IF_ERROR(near_throughout("hand-offs", [&] {
+      return measure_handoff_costs(kHandoffRounds, handoff_item_us(lut), &lut.runtime);
+    }));
   if (o_.spent) {
     o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();
     o_.spent->runtime_s = std::chrono::duration<double>(clock_type::now() - t1).count();
@@ -585,6 +583,21 @@ Status Profiler::age_streamed_weights(Lut& lut) {
 
 bool Profiler::two_thread_set() const {
   return std::count(o_.threads.begin(), o_.threads.end(), 2) && available_thread_set_cpus() > 1;
+}
+
+bool Profiler::far_aware() const { return two_thread_set() && o_.protocol.far_cores_wait_s > 0; }
+
+// A stage timed over all edges or pools at once (the conversions, the hand-off matrix): it
+// starts with the cores near, and runs again (up to three times in all, while the wait lasts)
+// when they are far by its end. A spell that begins and ends inside it is not caught.
+Status Profiler::near_throughout(const char* what, const std::function<Status()>& stage) {
+  for (int attempt = 0;; ++attempt) {
+    if (far_aware()) wait_for_near_cores(nearest_link());
+    LW_RETURN_IF_ERROR(stage());
+    const bool may_wait = far_aware() && waited_s_ < o_.protocol.far_cores_wait_s;  // (else it would run far again)
+    if (!may_wait || attempt == 2 || !core_link_far(probe_link(), nearest_link())) return Status::ok();
+    if (o_.spent) o_.spent->far_stages_again.push_back(what);
+  }
 }
 
 double Profiler::probe_link() const { return o_.core_link_probe ? o_.core_link_probe() : probe_core_link_ns(); }

@@ -235,6 +235,24 @@ TEST_CASE("2-thread implementations timed with the cores far apart are timed aga
     if (m.threads == 2 && m.ok()) CHECK(m.latency_ms.median == row_named(lut.layers[2], m.name)->latency_ms.median);
 }
 
+TEST_CASE("the conversions, found far apart by their end, are timed again near") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = twin_convs();  // 6 layers: probes 0-5 before them, 6 after the last
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 5;
+  // 7: before ageing, 8: before the conversions, 9: after them (far), 10: before their
+  // second timing, 11: after it.
+  o.core_link_probe = fake_link([](int call) { return call == 9; });
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(spent.retimed_far.empty());
+  CHECK(spent.far_stages_again == std::vector<std::string>{"conversions"});
+  CHECK_FALSE(lut.conversions.empty());
+  CHECK_FALSE(lut.converters.empty());
+}
+
 TEST_CASE("cores that stay far past the wait keep the first timings, with the reason; 0 turns it off") {
   if (available_thread_set_cpus() < 2) return;
   Network net = twin_convs();
@@ -253,6 +271,7 @@ TEST_CASE("cores that stay far past the wait keep the first timings, with the re
     if (m.threads == 2 && m.ok() && !m.is_fused_consumer())
       kept += m.reason.find("timed with the cores far apart (400 ns, nearest 100 ns)") != std::string::npos;
   CHECK(kept > 0);
+  CHECK(spent.far_stages_again.empty());  // the wait was spent: running them again would be far again
   CHECK(lut.runtime.core_link_ns == 100);  // the near probes' median, not all probes' (400)
   // Off: nothing waits or is timed again, and the protocol says so.
   o.protocol.far_cores_wait_s = 0;
@@ -262,6 +281,7 @@ TEST_CASE("cores that stay far past the wait keep the first timings, with the re
   CHECK(none.retimed_far.empty());
   CHECK(none.far_kept == 0);
   CHECK(none.far_wait_s == 0);
+  CHECK(none.far_stages_again.empty());
   CHECK(lut.runtime.core_link_ns == 400);  // every probe's median, as before
   CHECK_FALSE(nlohmann::json::parse(lut.protocol_json).contains("far_cores"));
 }

@@ -63,6 +63,8 @@ void print_spent(const ProfileSpent& sp) {
       std::printf("  %d implementation(s) kept as timed far apart: the cores stayed far past the wait (--far-wait)\n",
                   sp.far_kept);
   }
+  for (const std::string& stage : sp.far_stages_again)
+    std::printf("%s timed again: the cores were far apart by the end of them\n", stage.c_str());
   if (sp.aged.empty()) return;
   std::printf("timed again with the weights an inference old (%.1f s; ms, first -> aged):\n", sp.aged_s);
   for (const ProfileSpent::Aged& a : sp.aged)
