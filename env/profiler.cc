@@ -600,7 +600,7 @@ Status Profiler::near_throughout(const char* what, const std::function<Status()>
   }
 }
 
-double Profiler::probe_link() const { return o_.core_link_probe ? o_.core_link_probe() : probe_core_link_ns(); }
+double Profiler::probe_link() const { return probe_core_link_ns(o_.core_link_probe); }
 
 // What "far" is measured from: the nearest the cores were at any probe of this profile. A
 // profile spent far throughout flags nothing, and its LUT describes the cores far apart.

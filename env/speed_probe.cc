@@ -109,6 +109,8 @@ double probe_core_link_ns() {
   return median_of(ns);
 }
 
+double probe_core_link_ns(const std::function<double()>& probe) { return probe ? probe() : probe_core_link_ns(); }
+
 bool core_link_far(double now_ns, double profile_ns) {
   return now_ns > 0 && profile_ns > 0 && now_ns > kCoreLinkFar * profile_ns;
 }
@@ -116,7 +118,7 @@ bool core_link_far(double now_ns, double profile_ns) {
 bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s, const std::function<double()>& probe,
                          const std::function<void(double ns)>& waiting) {
   for (;;) {
-    const double ns = probe ? probe() : probe_core_link_ns();
+    const double ns = probe_core_link_ns(probe);
     if (!core_link_far(ns, reference_ns)) return true;
     if (*waited_s >= budget_s) return false;
     if (waiting) waiting(ns);
@@ -159,7 +161,7 @@ void SpeedSamples::add_link(double ns) {
 double SpeedSamples::sample(const std::vector<int>& threads, const std::function<double()>& link_probe) {
   for (int t : threads) add(t, probe_speed_ms(t));
   if (std::find(threads.begin(), threads.end(), 2) == threads.end()) return 0;
-  const double ns = link_probe ? link_probe() : probe_core_link_ns();
+  const double ns = probe_core_link_ns(link_probe);
   add_link(ns);
   return ns;
 }

@@ -39,6 +39,9 @@ double probe_speed_ms(int threads);
 /// whose cores were as close.
 double probe_core_link_ns();
 constexpr int kCoreLinkTrips = 20000;
+/// `probe`'s figure when given (tests place the host's far spells with one), else
+/// probe_core_link_ns().
+double probe_core_link_ns(const std::function<double()>& probe);
 /// A round trip more than kCoreLinkFar times the profile's: the cores sit farther apart
 /// than when the LUT was made (0, not probed, never is).
 constexpr double kCoreLinkFar = 2.0;

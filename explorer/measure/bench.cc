@@ -427,8 +427,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     }
     if (o.recheck) LW_RETURN_IF_ERROR(recheck_slice(net, o, recheck, r, &now));
   }
-  // (brackets the last round)
-  const double link_after = max_threads < 2 ? 0 : o.core_link_probe ? o.core_link_probe() : probe_core_link_ns();
+  const double link_after = max_threads >= 2 ? probe_core_link_ns(o.core_link_probe) : 0;  // brackets the last round
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
