@@ -141,6 +141,7 @@ class Profiler {
     double far_link_ns = 0;
   };
   double far_link_at(size_t i) const;
+  bool timed_far(size_t i, double nearest) const;
   Status retime_far_layers(Lut& lut);
   std::map<std::string, NearTiming> time_far_layers_again(const Lut& lut, double nearest);
   Status keep_near_timings(const std::map<std::string, NearTiming>& again, double nearest, Lut& lut);
@@ -504,8 +505,10 @@ Status Profiler::run(Lut* out) {
   // The 2-thread figures are near ones now, and so is the link the LUT keeps: over all
   // probes, a profile spent mostly in a far spell read far (SqueezeNet's 339 ns), and bench
   // then took every round for near.
-  if (far_aware()) lut.runtime.core_link_ns = speed_.near_link_median();
-  if (far_aware()) wait_for_near_cores(nearest_link());
+  if (far_aware()) {
+    lut.runtime.core_link_ns = speed_.near_link_median();
+    wait_for_near_cores(nearest_link());  // (before the ageing)
+  }
   LW_RETURN_IF_ERROR(age_streamed_weights(lut));
   report(int(net_.layers.size()) - 1, "conversions");
   auto t0 = clock_type::now();
@@ -632,9 +635,12 @@ bool Profiler::wait_for_near_cores(double nearest) {
 // took one of those figures from the cache (an identical layer) gets the new one
 // (keep_near_timings). 1-thread implementations run on cpu0 alone and stay as they are.
 Status Profiler::retime_far_layers(Lut& lut) {
-  if (!two_thread_set() || o_.protocol.far_cores_wait_s <= 0) return Status::ok();
+  if (!far_aware()) return Status::ok();
   const double nearest = nearest_link();
   if (o_.spent) o_.spent->nearest_link_ns = nearest;
+  bool any_far = false;
+  for (size_t i = 1; i + 1 < link_at_.size(); ++i) any_far |= timed_far(i, nearest);
+  if (!any_far) return Status::ok();  // (the common case: no walk over every layer's rows)
   const auto t0 = clock_type::now();
   std::map<std::string, NearTiming> again = time_far_layers_again(lut, nearest);
   LW_RETURN_IF_ERROR(keep_near_timings(again, nearest, lut));
@@ -644,12 +650,14 @@ Status Profiler::retime_far_layers(Lut& lut) {
 
 double Profiler::far_link_at(size_t i) const { return std::max(link_at_[i], link_at_[i + 1]); }
 
+bool Profiler::timed_far(size_t i, double nearest) const { return core_link_far(far_link_at(i), nearest); }
+
 // The second timings, by cache key. A layer whose second timing ends with the cores far again
 // is timed once more (three tries); once the wait runs out no more layers are timed.
 std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(const Lut& lut, double nearest) {
   std::map<std::string, NearTiming> again;
   for (size_t i = 1; i + 1 < link_at_.size(); ++i) {
-    if (!core_link_far(far_link_at(i), nearest)) continue;
+    if (!timed_far(i, nearest)) continue;
     std::vector<Candidate> todo;
     for (const Candidate& c : reg_.candidates(net_, int(i))) {
       const Impl* row = find_impl(lut.layers[i], c.desc.name());
@@ -679,7 +687,7 @@ Status Profiler::keep_near_timings(const std::map<std::string, NearTiming>& agai
       if (!row || !was_timed(*row)) continue;
       auto it = again.find(cache_key(int(j), c.desc));
       if (it == again.end()) {
-        if (!core_link_far(far_link_at(j), nearest)) continue;
+        if (!timed_far(j, nearest)) continue;
         char why[200];
         std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns); still far after %.0f s",
                       far_link_at(j), nearest, waited_s_);
