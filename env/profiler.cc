@@ -142,6 +142,7 @@ class Profiler {
   };
   double far_link_at(size_t i) const;
   bool timed_far(size_t i, double nearest) const;
+  size_t figure_of(size_t i, const std::string& key) const;
   Status retime_far_layers(Lut& lut);
   std::map<std::string, NearTiming> time_far_layers_again(const Lut& lut, double nearest);
   Status keep_near_timings(const std::map<std::string, NearTiming>& again, double nearest, Lut& lut);
@@ -157,6 +158,10 @@ class Profiler {
   const Registry& reg_;
   const ProfileOptions& o_;
   std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
+  // Which layer's timing a cache key holds, and which one each (layer, key) row took: a layer
+  // near the cores' far spell may hold an identical layer's figure timed inside it.
+  std::map<std::string, int> timed_on_;
+  std::map<std::pair<int, std::string>, int> figure_of_;
   std::vector<bool> non_negative_;     // per layer: its output is never negative (libs/quant)
   Rivals rivals_;  // ok impls of the layer being measured
   const Lut* lut_ = nullptr;  // the LUT being filled (its formats)
@@ -371,6 +376,7 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
   const std::string key = cache_key(i, d);
   if (o_.reuse_identical_layers && look == Look::kMayStop && cache_.count(key)) {
     if (from_cache) *from_cache = true;
+    figure_of_[{i, key}] = timed_on_[key];
     return cache_[key];
   }
   Layer fused_layer = runtime_fusion_layer(layer, fuse);
@@ -385,6 +391,7 @@ Impl Profiler::measure_impl(int i, const ImplDesc& d, const Status& supported, c
     impl.reason = s.message();
   }
   cache_[key] = impl;
+  timed_on_[key] = figure_of_[{i, key}] = i;
   return impl;
 }
 
@@ -403,7 +410,7 @@ void Profiler::second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first
     }
   }
   *first = again;
-  cache_[cache_key(i, d)] = *first;
+  cache_[cache_key(i, d)] = *first;  // (measure_impl noted layer i as where it was timed)
 }
 
 // Wanted candidates in the order to measure them: by their standing on the last layer of
@@ -652,6 +659,11 @@ double Profiler::far_link_at(size_t i) const { return std::max(link_at_[i], link
 
 bool Profiler::timed_far(size_t i, double nearest) const { return core_link_far(far_link_at(i), nearest); }
 
+size_t Profiler::figure_of(size_t i, const std::string& key) const {
+  auto it = figure_of_.find({int(i), key});
+  return it == figure_of_.end() ? i : size_t(it->second);
+}
+
 // The second timings, by cache key. A layer whose second timing ends with the cores far again
 // is timed once more (three tries); once the wait runs out no more layers are timed.
 std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(const Lut& lut, double nearest) {
@@ -661,7 +673,9 @@ std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(cons
     std::vector<Candidate> todo;
     for (const Candidate& c : reg_.candidates(net_, int(i))) {
       const Impl* row = find_impl(lut.layers[i], c.desc.name());
-      if (row && c.desc.threads == 2 && wanted(c.desc, o_) && was_timed(*row) && !again.count(cache_key(int(i), c.desc)))
+      const std::string key = cache_key(int(i), c.desc);
+      if (row && c.desc.threads == 2 && wanted(c.desc, o_) && was_timed(*row) && !again.count(key) &&
+          timed_far(figure_of(i, key), nearest))  // (not a near layer's figure it took from the cache)
         todo.push_back(c);
     }
     std::map<std::string, Impl> layer;
@@ -685,12 +699,15 @@ Status Profiler::keep_near_timings(const std::map<std::string, NearTiming>& agai
     for (const Candidate& c : reg_.candidates(net_, int(j))) {
       Impl* row = c.desc.threads == 2 && wanted(c.desc, o_) ? find_impl(lut.layers[j], c.desc.name()) : nullptr;
       if (!row || !was_timed(*row)) continue;
-      auto it = again.find(cache_key(int(j), c.desc));
+      const std::string key = cache_key(int(j), c.desc);
+      auto it = again.find(key);
       if (it == again.end()) {
-        if (!timed_far(j, nearest)) continue;
-        char why[200];
-        std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns); still far after %.0f s",
-                      far_link_at(j), nearest, waited_s_);
+        const size_t from = figure_of(j, key);  // (an identical layer's timing, taken from the cache)
+        if (!timed_far(from, nearest)) continue;
+        char why[240];
+        std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns%s%s); still far after %.0f s",
+                      far_link_at(from), nearest, from == j ? "" : ", on the identical layer ",
+                      from == j ? "" : net_.layers[from].name.c_str(), waited_s_);
         row->reason = row->reason.empty() ? why : row->reason + "; " + why;  // (a skipped one keeps its own)
         if (o_.spent) ++o_.spent->far_kept;
         continue;

@@ -286,6 +286,31 @@ TEST_CASE("cores that stay far past the wait keep the first timings, with the re
   CHECK_FALSE(nlohmann::json::parse(lut.protocol_json).contains("far_cores"));
 }
 
+TEST_CASE("a layer that took a far-timed figure from the cache says so when the wait runs out") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = twin_convs();
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 1;
+  // Far between layers 1 and 2 (layers 1 and 2 timed far), near around layer 3, and far
+  // from the probe after the last layer on: the wait runs out before anything is timed again.
+  o.core_link_probe = fake_link([](int call) { return call == 1 || call >= 6; });
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(spent.retimed_far.empty());
+  int twin_rows = 0, twin_said = 0;
+  for (const Impl& m : lut.layers[3].impls) {  // near itself, but it holds layer 2's timing
+    if (m.threads != 2 || !m.ok() || m.is_fused_consumer()) continue;
+    ++twin_rows;
+    twin_said += m.reason.find("timed with the cores far apart (400 ns, nearest 100 ns, on the identical layer " +
+                               net.layers[2].name + ")") != std::string::npos;
+  }
+  CHECK(twin_rows > 0);
+  CHECK(twin_said == twin_rows);
+  for (const Impl& m : lut.layers[4].impls) CHECK(m.reason.find("far apart") == std::string::npos);  // its own, near
+}
+
 TEST_CASE("the LUT's measured converters rebuild exactly the chains it charged") {
   TempDir dir;
   Network net = tiny();
