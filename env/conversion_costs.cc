@@ -96,12 +96,16 @@ void add_edge(const Lut& lut, const ConversionGraph& g, int p, int c, const std:
 
 }  // namespace
 
-Status measure_conversions(const Network& net, const Registry& reg, const Protocol& protocol, Lut* lut) {
+Status measure_conversions(const Network& net, const Registry& reg, const Protocol& protocol, Lut* lut,
+                           const std::function<void()>& before_each_shape) {
   lut->converters.clear();
   std::map<std::string, std::unique_ptr<ConversionGraph>> graphs;  // one per tensor shape
   auto table_for = [&](const Shape& s, const ConversionGraph** g) -> Status {
     auto& slot = graphs[s.to_string()];
-    if (!slot) LW_RETURN_IF_ERROR(measured_graph(reg, *lut, s, protocol, &slot));
+    if (!slot) {
+      if (before_each_shape) before_each_shape();
+      LW_RETURN_IF_ERROR(measured_graph(reg, *lut, s, protocol, &slot));
+    }
     *g = slot.get();
     return Status::ok();
   };

@@ -5,6 +5,7 @@
 /// into the cheapest chain between any producer format and any consumer format, so the LUT
 /// charges exactly the chains the executor will insert (absent from the LUT = impossible).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,10 @@ namespace lw {
 ConversionCostFn lut_conversion_cost(const Lut& lut);
 
 /// Fills lut->conversions for every edge whose producer and consumer impls differ in format,
-/// and for the network output (consumer -1 → lut->output_format).
-Status measure_conversions(const Network& net, const Registry& registry, const Protocol& protocol, Lut* lut);
+/// and for the network output (consumer -1 → lut->output_format). `before_each_shape`
+/// (optional) is called before the converters of each tensor shape are timed: the profiler
+/// probes the cores' distance there (a far spell inside the stage, env/profiler.cc).
+Status measure_conversions(const Network& net, const Registry& registry, const Protocol& protocol, Lut* lut,
+                           const std::function<void()>& before_each_shape = nullptr);
 
 }  // namespace lw

@@ -131,7 +131,8 @@ class Profiler {
   Status age_streamed_weights(Lut& lut);
   bool two_thread_set() const;
   bool far_aware() const;
-  Status near_throughout(const char* what, const std::function<Status()>& stage);
+  using Stage = std::function<Status(const std::function<void()>& probe_between)>;
+  Status near_throughout(const char* what, const Stage& stage);
   double probe_link() const;
   double nearest_link() const;
   bool wait_for_near_cores(double nearest);
@@ -519,11 +520,14 @@ Status Profiler::run(Lut* out) {
   LW_RETURN_IF_ERROR(age_streamed_weights(lut));
   report(int(net_.layers.size()) - 1, "conversions");
   auto t0 = clock_type::now();
-  LW_RETURN_IF_ERROR(near_throughout("conversions", [&] { return measure_conversions(net_, reg_, o_.protocol, &lut); }));
+  LW_RETURN_IF_ERROR(near_throughout("conversions", [&](const std::function<void()>& probe_between) {
+    return measure_conversions(net_, reg_, o_.protocol, &lut, probe_between);
+  }));
   auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
   if (two_thread_set())  // (a hand-off crosses from one core to the other)
-    LW_RETURN_IF_ERROR(near_throughout("hand-offs", [&] {
+    LW_RETURN_IF_ERROR(near_throughout("hand-offs", [&](const std::function<void()>&) {  // (rounds interleave
+      // the pairs and keep medians: a spell inside spoils a few rounds of each, not a figure)
       return measure_handoff_costs(kHandoffRounds, handoff_item_us(lut), &lut.runtime);
     }));
   if (o_.spent) {
@@ -599,13 +603,19 @@ bool Profiler::far_aware() const { return two_thread_set() && o_.protocol.far_co
 
 // A stage timed over all edges or pools at once (the conversions, the hand-off matrix): it
 // starts with the cores near, and runs again (up to three times in all, while the wait lasts)
-// when they are far by its end. A spell that begins and ends inside it is not caught.
-Status Profiler::near_throughout(const char* what, const std::function<Status()>& stage) {
+// when they are far by its end or at a probe it takes between its parts (`probe_between`: the
+// conversions probe before each tensor shape, so a spell that begins and ends inside the
+// stage is caught too).
+Status Profiler::near_throughout(const char* what, const Stage& stage) {
   for (int attempt = 0;; ++attempt) {
     if (far_aware()) wait_for_near_cores(nearest_link());
-    LW_RETURN_IF_ERROR(stage());
+    bool far_inside = false;
+    const std::function<void()> probe_between = [&] {
+      if (far_aware() && !far_inside) far_inside = core_link_far(probe_link(), nearest_link());
+    };
+    LW_RETURN_IF_ERROR(stage(probe_between));
     const bool may_wait = far_aware() && waited_s_ < o_.protocol.far_cores_wait_s;  // (else it would run far again)
-    if (!may_wait || attempt == 2 || !core_link_far(probe_link(), nearest_link())) return Status::ok();
+    if (!may_wait || attempt == 2 || (!far_inside && !core_link_far(probe_link(), nearest_link()))) return Status::ok();
     if (o_.spent) o_.spent->far_stages_again.push_back(what);
   }
 }

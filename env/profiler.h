@@ -58,7 +58,7 @@ struct ProfileSpent {
   double far_wait_s = 0;       // waiting for the cores to be near again
   double retimed_far_s = 0;    // the second timings
   int far_kept = 0;            // far-timed implementations kept: the cores stayed far past the wait
-  std::vector<std::string> far_stages_again;  // "conversions", "hand-offs": run again, far by their end
+  std::vector<std::string> far_stages_again;  // "conversions", "hand-offs": run again, far by their end (or inside)
 };
 
 struct ProfileOptions {

@@ -235,14 +235,14 @@ TEST_CASE("2-thread implementations timed with the cores far apart are timed aga
     if (m.threads == 2 && m.ok()) CHECK(m.latency_ms.median == row_named(lut.layers[2], m.name)->latency_ms.median);
 }
 
-TEST_CASE("the conversions, found far apart by their end, are timed again near") {
+TEST_CASE("the conversions, found far apart by their end or inside, are timed again near") {
   if (available_thread_set_cpus() < 2) return;
   Network net = twin_convs();  // 6 layers: probes 0-5 before them, 6 after the last
   ProfileOptions o = fast_options("");
   o.protocol.far_cores_wait_s = 5;
-  // 7: before ageing, 8: before the conversions, 9: after them (far), 10: before their
-  // second timing, 11: after it.
-  o.core_link_probe = fake_link([](int call) { return call == 9; });
+  // 7: before ageing, 8: before the conversions, 9-12: before each of the 4 tensor shapes'
+  // converters, 13: after them (far), 14: before their second timing, ...
+  o.core_link_probe = fake_link([](int call) { return call == 13; });
   ProfileSpent spent;
   o.spent = &spent;
   Lut lut;
@@ -250,6 +250,14 @@ TEST_CASE("the conversions, found far apart by their end, are timed again near")
   CHECK(spent.retimed_far.empty());
   CHECK(spent.far_stages_again == std::vector<std::string>{"conversions"});
   CHECK_FALSE(lut.conversions.empty());
+  CHECK_FALSE(lut.converters.empty());
+  // A spell that begins and ends inside them (the probe before the second shape far, the
+  // ones around the stage near) runs them again too.
+  o.core_link_probe = fake_link([](int call) { return call == 10; });
+  ProfileSpent inside;
+  o.spent = &inside;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(inside.far_stages_again == std::vector<std::string>{"conversions"});
   CHECK_FALSE(lut.converters.empty());
 }
 
