@@ -38,7 +38,7 @@ TEST_CASE("the resolved config parses back to the same config") {
   REQUIRE(parse(R"({"name": "x", "model": "resnet50", "device": {"libraries": ["native", "xnnpack"], "threads": [1]},
     "profile": {"runs": 30, "max_runs": 60, "weight_age": false, "far_wait_s": 30}, "search": {"objective": "weighted", "memory_weight_ms_per_mib": 0.5,
     "max_memory_mib": 64, "agents": ["exact", {"agent": "qlearning", "episodes": 500}], "seeds": [3, 4]},
-    "filter": {"latency_band_pct": 10, "test_images": 0, "calibration_method": "mse"}, "replay": {"runs": 5},
+    "filter": {"latency_band_pct": 10, "test_images": 0, "calibration_method": "mse"}, "replay": {"runs": 5, "min_seconds": 0.5},
     "export": {"bundle": false},
     "output_dir": "out"})", &c).is_ok());
   CHECK(!c.export_bundle);
@@ -52,6 +52,7 @@ TEST_CASE("the resolved config parses back to the same config") {
   CHECK(back.calibration_method == CalibrationMethod::kMse);
   CHECK_FALSE(back.protocol.age_streamed_weights);
   CHECK(back.protocol.far_cores_wait_s == 30);
+  CHECK(back.replay_min_seconds == 0.5);
   CHECK(c.protocol.runs == 30);
 }
 
@@ -80,6 +81,7 @@ TEST_CASE("schema errors name the file and the JSON path on one line") {
        "exp.json: /filter/calibration_method: unknown calibration method 'entropy' (known: minmax|mse)"},
       {R"({"model": "m", "search": {"seeds": [-1]}})", "/search/seeds/0: expected a non-negative integer"},
       {R"({"model": "m", "replay": {"runs": 0}})", "/replay/runs: must be in"},
+      {R"({"model": "m", "replay": {"min_seconds": -1}})", "/replay/min_seconds: must be in"},
       {R"({"model": "m", "export": {"bundle": "yes"}})", "/export/bundle: expected"},
       {R"({"model": "m", "export": {"path": "x"}})", "/export/path: unknown key"},
       {R"({"model": "m",)", "exp.json: byte"},

@@ -131,6 +131,34 @@ TEST_CASE("filter measures candidates and references interleaved, keeps by const
   fs::remove_all(dir);
 }
 
+TEST_CASE("replay: a small network runs until min_seconds have passed, not just `runs` times") {
+  Fixture& f = fixture();
+  std::unique_ptr<Evaluator> ev;
+  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
+  NamedDeployment d;
+  REQUIRE(baseline_deployment(f.lut, "opt-fp32", 1, &d).is_ok());
+  const std::string dir = temp_dir("replay-min-seconds");
+  ReplayOptions o;
+  o.runs = 3;
+  o.warmup = 0;
+  o.min_seconds = 0.2;
+  ReplayResult r;
+  const auto t0 = std::chrono::steady_clock::now();
+  Status s = run_replay(*ev, "opt-fp32", d.names, o, dir, &r);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  CHECK(r.end_to_end.latency.runs > 3);
+  CHECK(took_s >= 0.1);  // the end-to-end runs alone took half of it
+  CHECK(r.min_seconds == 0.2);
+  std::ifstream in(dir + "/replay.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["latency_ms"]["min_seconds"] == 0.2);
+  CHECK(j["latency_ms"]["runs"] == r.end_to_end.latency.runs);
+  o.min_seconds = -1;
+  CHECK_FALSE(run_replay(*ev, "opt-fp32", d.names, o, dir, &r).is_ok());
+  fs::remove_all(dir);
+}
+
 TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accuracy reported") {
   Fixture& f = fixture();
   std::unique_ptr<Evaluator> ev;
@@ -141,6 +169,7 @@ TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accu
   ReplayOptions o;
   o.runs = 3;
   o.warmup = 1;
+  o.min_seconds = 0;  // exactly `runs`
   ReplayResult r;
   Status s = run_replay(*ev, "opt-int8", d.names, o, dir, &r);
   REQUIRE_MESSAGE(s.is_ok(), s.message());

@@ -41,12 +41,14 @@ void print_result(const ReplayResult& r) {
 
 int run_replay_cmd(const std::vector<std::string>& argv) {
   auto names = eval_option_names();
-  names.insert({"filter", "pick", "solutions", "baseline", "runs", "warmup", "out"});
+  names.insert({"filter", "pick", "solutions", "baseline", "runs", "warmup", "min-seconds", "out"});
   Args args(argv, {"quiet"}, names);
   ReplayOptions o;
   o.runs = args.get_int("runs", o.runs);
   o.warmup = args.get_int("warmup", o.warmup);
-  if (o.runs < 1 || o.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  o.min_seconds = args.get_double("min-seconds", o.min_seconds);
+  if (o.runs < 1 || o.warmup < 0 || !(o.min_seconds >= 0))
+    throw UsageError("--runs must be >= 1, --warmup and --min-seconds >= 0");
   StageSetup s;
   setup_stage(args, &s);
   auto [label, impls] = pick_deployment(args, s.lut);
@@ -69,8 +71,10 @@ Registrar reg({"replay", "run the chosen deployment end to end and compare with 
                std::string("usage: layerwise replay --model M --lut L\n"
                            "         (--filter DIR/filter.json [--pick chosen|ref-fp32|opt-fp32|all-int8|<id>]\n"
                            "          | --solutions DIR/solutions.csv | --baseline <label>)\n"
-                           "         [--runs 50] [--warmup 3] [--out DIR] [eval options]\n\n"
-                           "Runs the deployment --runs times after --warmup discarded runs (threads pinned as in the\n"
+                           "         [--runs 20] [--min-seconds 1] [--warmup 3] [--out DIR] [eval options]\n\n"
+                           "Runs the deployment --runs times after --warmup discarded runs, and more until those\n"
+                           "runs took --min-seconds / 2 (a small network's 20 runs last milliseconds, which one\n"
+                           "stall of a shared host can fill) (threads pinned as in the\n"
                            "profiler) and reports the median end-to-end latency against the LUT prediction, the\n"
                            "peak memory (predicted, planned, measured heap), the accuracy (or fidelity), and a\n"
                            "per-layer breakdown from a second pass with per-step timing. --solutions replays the\n"

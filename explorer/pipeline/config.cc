@@ -142,7 +142,10 @@ void read_config(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig*
   r.object("profile", [&](JsonReader& p) { read_profile(p, c); });
   r.object("search", [&](JsonReader& s) { read_search(s, vocab, c); });
   r.object("filter", [&](JsonReader& f) { read_filter(f, c); });
-  r.object("replay", [&](JsonReader& p) { p.integer("runs", &c->replay_runs, 1, 100000); });
+  r.object("replay", [&](JsonReader& p) {
+    p.integer("runs", &c->replay_runs, 1, 100000);
+    p.number("min_seconds", &c->replay_min_seconds, 0, 3600);
+  });
   r.object("export", [&](JsonReader& e) { e.boolean("bundle", &c->export_bundle); });
   r.text("output_dir", &c->output_dir);
 }

@@ -22,6 +22,10 @@ constexpr double kDefaultLatencyBandPct = 25; // filter keeps candidates within 
 constexpr double kDefaultMaxAccuracyDropPct = 1.0;
 constexpr int kDefaultFilterCandidates = 16;  // at most this many candidates measured on device
 constexpr int kDefaultReplayRuns = 20;
+/// The replay's timed runs last at least this long in all (more runs than `runs` for a small
+/// network): the quickstart network's 20 runs span a few ms, and in 3 of 22 quickstart runs
+/// a stall of the shared host filled them (0.139-0.184 ms against 0.125-0.138, CV 0.17-0.20).
+constexpr double kDefaultReplayMinSeconds = 1.0;
 constexpr const char* kDefaultAgent = "qlearning";
 constexpr const char* kDefaultOutputDir = "results";
 
@@ -56,6 +60,7 @@ struct ExperimentConfig {
   std::string eval_inputs, eval_labels, calibration_inputs;  // the user's data (.npy); "" = none
   // replay
   int replay_runs = kDefaultReplayRuns;
+  double replay_min_seconds = kDefaultReplayMinSeconds;
   // export: the chosen deployment as <run>/deployment.lwb for the runtime API (on by default:
   // the point of a run is a deployment that leaves the explorer)
   bool export_bundle = true;

@@ -36,7 +36,9 @@ double cpu_ms_now() {
 // follow each other as in deployment (interleaving single runs would let the two plans evict
 // each other's caches: +85 % on a 0.25 ms network). CPU time tells waiting for a core (other
 // processes on a shared machine) apart from running. The speed probe runs before every
-// block, on the thread sets the LUT probed.
+// block, on the thread sets the LUT probed. A block runs the plain plan until it has both its
+// share of the runs and its share of ReplayOptions::min_seconds, then the stepped plan as
+// many times.
 Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
                   std::unique_ptr<Executor>* stepped, ReplayResult* r, SpeedSamples* speed) {
   std::unique_ptr<Executor> plain;
@@ -50,16 +52,19 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
   std::vector<int> sets;
   for (size_t k = 0; k < ev.lut().runtime.speed_ms.size(); ++k)
     if (ev.lut().runtime.speed_ms[k] > 0) sets.push_back(int(k + 1));
+  const double share_ms = 1e3 * o.min_seconds / (2.0 * blocks);  // each plan's, per block
   for (int b = 0; b < blocks; ++b) {
     speed->sample(sets);
-    const int n = o.runs / blocks + (b < o.runs % blocks);
-    for (int k = 0; k < o.warmup + n; ++k) {
+    const int min_n = o.runs / blocks + (b < o.runs % blocks), max_n = std::max(min_n, kReplayMaxRuns / blocks);
+    double timed_ms = 0;
+    int n = 0;
+    for (int k = 0; k < o.warmup + min_n || (timed_ms < share_ms && n < max_n); ++k) {
       auto w0 = std::chrono::steady_clock::now();
       double c0 = cpu_ms_now();
       LW_RETURN_IF_ERROR(plain->run(ev.sample(), &y));
       double c1 = cpu_ms_now();
       double w = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
-      if (k >= o.warmup) wall.push_back(w), cpu.push_back(c1 - c0);
+      if (k >= o.warmup) wall.push_back(w), cpu.push_back(c1 - c0), timed_ms += w, ++n;
     }
     for (int k = 0; k < o.warmup + n; ++k) {
       LW_RETURN_IF_ERROR((*stepped)->run(ev.sample(), &y));
@@ -126,8 +131,10 @@ Status predict_at_speed(const Evaluator& ev, const std::vector<std::string>& nam
 
 Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std::string>& names,
                   const ReplayOptions& o, const std::string& out_dir, ReplayResult* out) {
-  if (o.runs < 1 || o.warmup < 0) return invalid_argument("replay: runs must be >= 1 and warm-up >= 0");
+  if (o.runs < 1 || o.warmup < 0 || !(o.min_seconds >= 0))
+    return invalid_argument("replay: runs must be >= 1, warm-up and min_seconds >= 0");
   ReplayResult r;
+  r.min_seconds = o.min_seconds;
   Protocol once{0, 1, 0.0, 1, 1e9};  // accuracy and memory; the timing is done below
   LW_RETURN_IF_ERROR(ev.measure(label, names, &r.end_to_end, &once));
   std::unique_ptr<Executor> ex;
@@ -154,7 +161,7 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
   const Measurement& m = r.end_to_end;
   json j{{"format", "layerwise-replay/1"}, {"model", model}, {"label", m.label}};
   j["latency_ms"] = {{"predicted", m.predicted_ms}, {"median", m.latency.median}, {"min", m.latency.min},
-                     {"p90", m.latency.p90}, {"cv", m.latency.cv}, {"runs", m.latency.runs},
+                     {"p90", m.latency.p90}, {"cv", m.latency.cv}, {"runs", m.latency.runs}, {"min_seconds", r.min_seconds},
                      {"gap_pct", r.gap_pct}, {"sum_of_step_medians", r.steps_sum_ms},
                      {"process_cpu_median", r.cpu_median_ms}};
   if (r.predicted_at_speed_ms > 0) {

@@ -16,9 +16,14 @@ namespace lw {
 constexpr int kDefaultReplayWarmup = 3;  // discarded runs at the start of every block
 constexpr int kReplayBlocks = 5;         // end-to-end and per-step runs alternate in blocks
 
+constexpr int kReplayMaxRuns = 100000;  // with min_seconds: a bound on the runs of a tiny network
+
 struct ReplayOptions {
-  int runs = kDefaultReplayRuns;      // timed end-to-end runs (and timed per-step runs)
+  int runs = kDefaultReplayRuns;      // timed end-to-end runs (and timed per-step runs) at least
   int warmup = kDefaultReplayWarmup;  // discarded runs before each
+  /// More runs until the end-to-end ones took at least half of this, the per-step ones the
+  /// other half (spread over the blocks; at most kReplayMaxRuns each).
+  double min_seconds = kDefaultReplayMinSeconds;
 };
 
 /// One layer of the breakdown: the LUT's median vs the median of its step in the replay;
@@ -45,6 +50,7 @@ struct ReplayResult {
   std::vector<double> step_ms;      // per executor step, median
   double cpu_median_ms = 0;         // process CPU time per end-to-end run, median
   double load_average = -1;         // 1-minute load average after the runs (shared machine)
+  double min_seconds = 0;           // ReplayOptions::min_seconds it ran with
   std::vector<ReplayLayer> layers;  // in layer order
 };
 

@@ -265,6 +265,7 @@ Status stage_replay(Run& r, Evaluator& ev, const FilterResult& fr, RunSummary& s
   if (!r.opt.quiet) std::fprintf(stderr, "filter: chose %s: %s\n", fr.chosen.c_str(), fr.chosen_why.c_str());
   ReplayOptions ro;
   ro.runs = r.cfg.replay_runs;
+  ro.min_seconds = r.cfg.replay_min_seconds;
   ReplayResult rr;
   LW_RETURN_IF_ERROR(run_replay(ev, "chosen", chosen->names, ro, r.dir.path(), &rr));
   LW_RETURN_IF_ERROR(r.dir.finish("replay"));
