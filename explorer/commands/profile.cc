@@ -64,7 +64,7 @@ void print_spent(const ProfileSpent& sp) {
                   sp.far_kept);
   }
   for (const std::string& stage : sp.far_stages_again)
-    std::printf("%s timed again: the cores were far apart by the end of them\n", stage.c_str());
+    std::printf("%s timed again: the cores were far apart while they were timed\n", stage.c_str());
   if (sp.aged.empty()) return;
   std::printf("timed again with the weights an inference old (%.1f s; ms, first -> aged):\n", sp.aged_s);
   for (const ProfileSpent::Aged& a : sp.aged)
