@@ -53,7 +53,7 @@ std::string fmt_ms(double v) {
 
 std::string fmt_p(double p) {
   char b[32];
-  std::snprintf(b, sizeof b, "p = %.2g", p);
+  std::snprintf(b, sizeof b, "p = %.3g", p);  // (%.2g printed a significant p just under 0.05 as "0.05")
   return b;
 }
 
