@@ -16,7 +16,7 @@ namespace lw {
 constexpr int kDefaultReplayWarmup = 3;  // discarded runs at the start of every block
 constexpr int kReplayBlocks = 5;         // end-to-end and per-step runs alternate in blocks
 
-constexpr int kReplayMaxRuns = 100000;  // with min_seconds: a bound on the runs of a tiny network
+constexpr int kReplayMaxRuns = 20000;  // with min_seconds: a bound on a tiny network's runs (and per-step samples)
 
 struct ReplayOptions {
   int runs = kDefaultReplayRuns;      // timed end-to-end runs (and timed per-step runs) at least
