@@ -50,8 +50,8 @@ struct Bounds {
     const int q = p.pool[p.offset[t] + a];
     if (!p.has_handoffs() || t == 0 || q == Problem::kNoStep) return 0.0;
     double m = kInf;
-    for (int from = 0; from < kThreadPoolCount; ++from) m = std::min(m, p.handoff_ms(from, q));
-    return m + (t == p.n - 1 ? p.handoff_ms(q, int(ThreadPoolId::kCaller)) : 0.0);
+    for (int from = 0; from < kThreadPoolCount; ++from) m = std::min(m, p.handoff_ms(t, from, q));
+    return m + (t == p.n - 1 ? p.handoff_ms(t, q, int(ThreadPoolId::kCaller)) : 0.0);
   }
   void chain_dp(const DeploymentEnv& env) {
     const Problem& p = env.problem();

@@ -117,7 +117,7 @@ void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency) {
         for (int to = 0; to < P; ++to) {
           if (X[to].getNumElements() == 0) continue;
           const int y = m->add_col(0, 0, 1, false);
-          if (from != to && p.handoff_ms(from, to) > 0) latency->insert(y, p.handoff_ms(from, to));
+          if (from != to && p.handoff_ms(t, from, to) > 0) latency->insert(y, p.handoff_ms(t, from, to));
           out_of[from].insert(y, 1.0);
           into[to].insert(y, -1.0);
         }
@@ -136,8 +136,10 @@ void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency) {
     for (int q = 0; q < P; ++q) m->add_row(e_row[q], 0, 0);
     prev = cur;
   }
+  const int last = p.n - 1;
   for (int q = 0; q < P; ++q)  // the last step hands the output copy to the caller
-    if (p.handoff_ms(q, int(ThreadPoolId::kCaller)) > 0) latency->insert(prev[q], p.handoff_ms(q, int(ThreadPoolId::kCaller)));
+    if (p.handoff_ms(last, q, int(ThreadPoolId::kCaller)) > 0)
+      latency->insert(prev[q], p.handoff_ms(last, q, int(ThreadPoolId::kCaller)));
 }
 
 // Builds columns and rows; returns the latency and memory expressions as sparse vectors.

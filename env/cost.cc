@@ -96,14 +96,25 @@ void fill_impls(const Lut& lut, Problem* p) {
 }
 
 // Only a LUT with usable steps on some pool pays hand-offs (a 1-thread LUT keeps the pairwise
-// exact solver: env/cost.h charges them through a fused layer's walk back, not pairwise).
+// exact solver: env/cost.h charges them through a fused layer's walk back, not pairwise). Each
+// layer's into each pool is read at the layer's fastest measured (ok) step there.
 void set_handoffs(const Lut& lut, Problem* p) {
   bool pools = false;
   for (size_t f = 0; f < p->pool.size(); ++f)
     pools |= p->usable[f] && p->pool[f] != Problem::kNoStep && p->pool[f] != int8_t(ThreadPoolId::kCaller);
   if (!lut.runtime.has_handoffs() || !pools) return;
-  p->handoff = lut.runtime.handoff_ms;
-  for (double& h : p->handoff) h = std::max(h, 0.0);
+  const int P = kThreadPoolCount;
+  p->handoff.assign(size_t(p->n) * P * P, 0.0);
+  for (int t = 0; t < p->n; ++t) {
+    std::vector<double> step(P, kInf);
+    for (int a = 0; a < p->actions(t); ++a)
+      if (const int f = p->offset[t] + a; p->usable[f] && p->pool[f] != Problem::kNoStep)
+        step[p->pool[f]] = std::min(step[p->pool[f]], p->impl_ms[f]);
+    for (int from = 0; from < P; ++from)
+      for (int to = 0; to < P; ++to)
+        p->handoff[(size_t(t) * P + from) * P + to] =
+            std::max(0.0, lut.runtime.handoff(ThreadPoolId(from), ThreadPoolId(to), step[to] < kInf ? step[to] : 0.0));
+  }
 }
 
 void fill_edges(const Lut& lut, Problem* p) {
@@ -221,8 +232,8 @@ int exit_pool(const Problem& p, const int* a, int t) {
 double handoff_in_ms(const Problem& p, const int* a, int t, int b) {
   if (!p.has_handoffs() || t == 0) return 0.0;
   const int q = p.pool[p.offset[t] + b];
-  double total = q == Problem::kNoStep ? 0.0 : p.handoff_ms(exit_pool(p, a, t - 1), q);
-  if (t == p.n - 1) total += p.handoff_ms(q == Problem::kNoStep ? exit_pool(p, a, t - 1) : q, int(ThreadPoolId::kCaller));
+  double total = q == Problem::kNoStep ? 0.0 : p.handoff_ms(t, exit_pool(p, a, t - 1), q);
+  if (t == p.n - 1) total += p.handoff_ms(t, q == Problem::kNoStep ? exit_pool(p, a, t - 1) : q, int(ThreadPoolId::kCaller));
   return total;
 }
 

@@ -18,8 +18,10 @@
 /// input), which costs the conversion into the add's (= the absorbing conv's output) format
 /// like any edge.
 ///
-/// Hand-offs (Lut::runtime.handoff_ms): a layer whose step runs on another thread pool than
-/// the step before it pays the measured hand-off between the two pools. Layers run in LUT
+/// Hand-offs (Lut::runtime.handoffs): a layer whose step runs on another thread pool than
+/// the step before it pays the measured hand-off between the two pools, read at the length of
+/// the layer's step on its pool (the fastest measured impl there: one figure per layer and pool,
+/// so the ILP's pool-to-pool transport stays linear). Layers run in LUT
 /// order, so the step before layer t is layer t-1's, or, when t-1 is a fused pseudo-impl
 /// (it runs nothing), its absorber's (walking back); layer 0 (the input copy) and the output
 /// copy after the last layer run on the caller. A conversion runs on the pool of the step
@@ -101,13 +103,14 @@ struct Problem {
   int n_formats = 0;
   /// Per flat impl: the ThreadPoolId its step runs on, kNoStep for a fused pseudo-impl.
   std::vector<int8_t> pool;
-  /// Lut::runtime.handoff_ms (>= 0), from * kThreadPoolCount + to; empty: none charged.
+  /// Per layer t, the hand-off into its step on pool `to` after pool `from` (>= 0), at
+  /// (t * kThreadPoolCount + from) * kThreadPoolCount + to; empty: none charged.
   std::vector<double> handoff;
   static constexpr int8_t kNoStep = -1;
 
   bool has_handoffs() const { return !handoff.empty(); }
-  double handoff_ms(int from_pool, int to_pool) const {
-    return handoff.empty() ? 0.0 : handoff[from_pool * kThreadPoolCount + to_pool];
+  double handoff_ms(int layer, int from_pool, int to_pool) const {
+    return handoff.empty() ? 0.0 : handoff[(size_t(layer) * kThreadPoolCount + from_pool) * kThreadPoolCount + to_pool];
   }
 
   int actions(int layer) const { return offset[layer + 1] - offset[layer]; }

@@ -27,6 +27,18 @@ constexpr NameRow<ImplStatus> kImplStatuses[] = {
 
 const char* to_string(ImplStatus s) { return name_of(kImplStatuses, s); }
 
+double RuntimeCosts::handoff(ThreadPoolId from, ThreadPoolId to, double step_ms) const {
+  if (handoffs.empty()) return 0.0;
+  const int k = int(from) * kThreadPoolCount + int(to);
+  const double us = step_ms * 1000.0;
+  if (us <= handoffs.front().item_us) return handoffs.front().ms[k];
+  for (size_t i = 1; i < handoffs.size(); ++i) {
+    const HandoffMatrix &lo = handoffs[i - 1], &hi = handoffs[i];
+    if (us <= hi.item_us) return lo.ms[k] + (hi.ms[k] - lo.ms[k]) * (us - lo.item_us) / (hi.item_us - lo.item_us);
+  }
+  return handoffs.back().ms[k];
+}
+
 int64_t Lut::impl_count() const {
   int64_t n = 0;
   for (const auto& l : layers) n += int64_t(l.impls.size());
@@ -174,23 +186,45 @@ void read_converter(JsonReader& r, ConverterCosts* cc) {
   }
 }
 
-// "handoff_ms": {"<from pool>><to pool>": ms, ...}; pairs left out cost 0.
-void read_handoffs(JsonReader& r, RuntimeCosts* rc) {
-  const json* h = r.value("handoff_ms");
-  if (!h->is_object()) return r.fail("/handoff_ms", "expected an object of \"<from pool>><to pool>\" -> ms");
-  rc->handoff_ms.assign(kThreadPoolCount * kThreadPoolCount, 0.0);
+// {"<from pool>><to pool>": ms, ...} at `key`; pairs left out cost 0.
+void read_handoff_pairs(JsonReader& r, const char* key, std::vector<double>* ms) {
+  const json* h = r.value(key);
+  const std::string at = std::string("/") + key;
+  if (!h->is_object()) return r.fail(at, "expected an object of \"<from pool>><to pool>\" -> ms");
+  ms->assign(kThreadPoolCount * kThreadPoolCount, 0.0);
   for (auto it = h->begin(); it != h->end(); ++it) {
-    const std::string& key = it.key();
-    const size_t gt = key.find('>');
+    const std::string& name = it.key();
+    const size_t gt = name.find('>');
     // LUTs before 2026-11-23 list an "openblas" pool, never measured (0): OpenBLAS runs on
     // the native worker, so those pairs are dropped.
-    if (key.rfind("openblas>", 0) == 0 || (gt != std::string::npos && key.substr(gt + 1) == "openblas")) continue;
-    const auto from = parse_thread_pool(key.substr(0, gt)), to = gt == std::string::npos ? std::nullopt : parse_thread_pool(key.substr(gt + 1));
-    if (!from || !to) return r.fail("/handoff_ms/" + key, "expected \"<from>><to>\" of the pools caller, native, xnnpack, openmp");
+    if (name.rfind("openblas>", 0) == 0 || (gt != std::string::npos && name.substr(gt + 1) == "openblas")) continue;
+    const auto from = parse_thread_pool(name.substr(0, gt)), to = gt == std::string::npos ? std::nullopt : parse_thread_pool(name.substr(gt + 1));
+    if (!from || !to) return r.fail(at + "/" + name, "expected \"<from>><to>\" of the pools caller, native, xnnpack, openmp");
     if (!it->is_number() || it->get<double>() < 0 || !std::isfinite(it->get<double>()))
-      return r.fail("/handoff_ms/" + key, "expected a non-negative number");
-    rc->handoff_ms[int(*from) * kThreadPoolCount + int(*to)] = it->get<double>();
+      return r.fail(at + "/" + name, "expected a non-negative number");
+    (*ms)[int(*from) * kThreadPoolCount + int(*to)] = it->get<double>();
   }
+}
+
+// "handoffs": [{"item_us": us, "ms": {pairs}}, ...] with ascending items; LUTs from before
+// 2026-11-26 have one matrix, "handoff_ms" (+ "handoff_item_us" from 2026-11-25; 20 us before).
+void read_handoffs(JsonReader& rt, RuntimeCosts* rc) {
+  if (rt.value("handoff_ms")) {
+    HandoffMatrix m;
+    read_handoff_pairs(rt, "handoff_ms", &m.ms);
+    rt.number("handoff_item_us", &m.item_us, 0, 1e6);
+    if (m.item_us == 0) m.item_us = 20;
+    rc->handoffs.push_back(std::move(m));
+  }
+  if (!rt.value("handoffs")) return;
+  each_element(rt, "handoffs", [&](JsonReader& e, size_t) {
+    HandoffMatrix m;
+    e.number("item_us", &m.item_us, 1, 1e6, true);
+    if (e.ok() && !rc->handoffs.empty() && m.item_us <= rc->handoffs.back().item_us)
+      return e.fail("/item_us", "expected items in ascending order, each once");
+    if (e.value("ms", true)) read_handoff_pairs(e, "ms", &m.ms);
+    rc->handoffs.push_back(std::move(m));
+  });
 }
 
 // "speed_ms": {"t1": ms, "t2": ms}; a thread set may be missing (not profiled).
@@ -216,12 +250,15 @@ json speed_json(const RuntimeCosts& rc) {
 }
 
 json handoffs_json(const RuntimeCosts& rc) {
-  json j = json::object();
-  for (int f = 0; f < kThreadPoolCount; ++f)
-    for (int t = 0; t < kThreadPoolCount; ++t)
-      if (f != t)
-        j[std::string(to_string(ThreadPoolId(f))) + ">" + to_string(ThreadPoolId(t))] = rc.handoff_ms[f * kThreadPoolCount + t];
-  return j;
+  json all = json::array();
+  for (const HandoffMatrix& m : rc.handoffs) {
+    json j = json::object();
+    for (int f = 0; f < kThreadPoolCount; ++f)
+      for (int t = 0; t < kThreadPoolCount; ++t)
+        if (f != t) j[std::string(to_string(ThreadPoolId(f))) + ">" + to_string(ThreadPoolId(t))] = m.ms[f * kThreadPoolCount + t];
+    all.push_back({{"item_us", m.item_us}, {"ms", j}});
+  }
+  return all;
 }
 
 void read_lut(JsonReader& r, Lut* lut) {
@@ -264,8 +301,7 @@ void read_lut(JsonReader& r, Lut* lut) {
     r.object("runtime", [&](JsonReader& rt) {
       rt.number("input_copy_ms", &lut->runtime.input_copy_ms, 0, kAnyMs, true);
       rt.number("output_copy_ms", &lut->runtime.output_copy_ms, 0, kAnyMs, true);
-      if (rt.value("handoff_ms")) read_handoffs(rt, &lut->runtime);
-      rt.number("handoff_item_us", &lut->runtime.handoff_item_us, 0, 1e6);
+      read_handoffs(rt, &lut->runtime);
       if (rt.value("speed_ms")) read_speed(rt, &lut->runtime);
       rt.number("core_link_ns", &lut->runtime.core_link_ns, 0, 1e9);
     });
@@ -355,8 +391,7 @@ std::string lut_to_json(const Lut& lut) {
   j["output_format"] = lut.output_format;
   if (lut.runtime.measured() || lut.runtime.has_handoffs() || lut.runtime.has_speed())
     j["runtime"] = {{"input_copy_ms", lut.runtime.input_copy_ms}, {"output_copy_ms", lut.runtime.output_copy_ms}};
-  if (lut.runtime.has_handoffs()) j["runtime"]["handoff_ms"] = handoffs_json(lut.runtime);
-  if (lut.runtime.handoff_item_us > 0) j["runtime"]["handoff_item_us"] = lut.runtime.handoff_item_us;
+  if (lut.runtime.has_handoffs()) j["runtime"]["handoffs"] = handoffs_json(lut.runtime);
   if (lut.runtime.has_speed()) j["runtime"]["speed_ms"] = speed_json(lut.runtime);
   if (lut.runtime.core_link_ns > 0) j["runtime"]["core_link_ns"] = lut.runtime.core_link_ns;
   return j.dump(1);

@@ -84,13 +84,22 @@ struct ConverterCosts {
   std::vector<std::pair<std::string, double>> ms;  // converter name -> median ms
 };
 
+/// One hand-off matrix (RuntimeCosts): ms[from * kThreadPoolCount + to] (ThreadPoolId), measured
+/// with 2-thread jobs of two busy items of item_us each.
+struct HandoffMatrix {
+  double item_us = 20;
+  std::vector<double> ms;
+};
+
 /// What the executor adds to its steps on every run: copying the network input into its
 /// arena and the output out of it (memcpy of each tensor, measured by the profiler; 0 in
 /// LUTs from before they were measured). The cost model charges them with the output edge.
 /// Also what a step pays when the step before it ran on another thread pool (issue 16 item
 /// 3): the pool's worker must be woken on cpu1, or wait there for the previous pool's
-/// spinning worker. handoff_ms[from * kThreadPoolCount + to] (ThreadPoolId), measured by the
-/// profiler; empty in LUTs from before (charged as 0: the cost model then ignores hand-offs).
+/// spinning worker. A late worker costs a step more the longer the step (the caller takes its
+/// share back, up to the worker's delay), so the profiler measures the matrix with items of
+/// several lengths (handoffs, ascending item_us; one in LUTs from before, none in older ones:
+/// the cost model then ignores hand-offs) and handoff() reads it at the step's length.
 /// And how fast the device ran while it was profiled: speed_ms[threads - 1], the median of
 /// env/speed_probe.h's probe on that thread set between layers (empty in LUTs from before
 /// it; 0 for a set not profiled), against which a later measurement's drift is told; and
@@ -98,16 +107,16 @@ struct ConverterCosts {
 /// between them probed with the speed (env/speed_probe.h; 0: not probed).
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
-  std::vector<double> handoff_ms;
-  double handoff_item_us = 0;  // the busy item handoff_ms was measured with (0: 20 us, from before it was recorded)
+  std::vector<HandoffMatrix> handoffs;
   std::vector<double> speed_ms;
   double core_link_ns = 0;
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
-  bool has_handoffs() const { return !handoff_ms.empty(); }
+  bool has_handoffs() const { return !handoffs.empty(); }
   bool has_speed() const { return !speed_ms.empty(); }
-  double handoff(ThreadPoolId from, ThreadPoolId to) const {
-    return handoff_ms.empty() ? 0.0 : handoff_ms[int(from) * kThreadPoolCount + int(to)];
-  }
+  /// The hand-off into a step of `step_ms` on pool `to` after pool `from`: linear in the step
+  /// between the two matrices whose items bracket it, the shortest's below it and the longest's
+  /// above it (a late worker's delay levels off); 0 without hand-offs.
+  double handoff(ThreadPoolId from, ThreadPoolId to, double step_ms) const;
 };
 
 struct Lut {

@@ -528,7 +528,7 @@ Status Profiler::run(Lut* out) {
   if (two_thread_set())  // (a hand-off crosses from one core to the other)
     LW_RETURN_IF_ERROR(near_throughout("hand-offs", [&](const std::function<void()>&) {  // (rounds interleave
       // the pairs and keep medians: a spell inside spoils a few rounds of each, not a figure)
-      return measure_handoff_costs(kHandoffRounds, handoff_item_us(lut), &lut.runtime);
+      return measure_handoff_costs(kHandoffRounds, &lut.runtime);
     }));
   if (o_.spent) {
     o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();

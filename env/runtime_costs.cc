@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -57,41 +58,30 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-Status measure_handoff_costs(int rounds, double item_us, RuntimeCosts* out) {
+Status measure_handoff_costs(int rounds, RuntimeCosts* out) {
   if (available_thread_set_cpus() < 2) return unsupported("hand-offs: one CPU for the thread sets");
   std::vector<ThreadPoolId> pools;
   for (int q = 0; q < kThreadPoolCount; ++q)
-    if (run_pool_job(ThreadPoolId(q), kHandoffItemUs)) pools.push_back(ThreadPoolId(q));
-  const int P = kThreadPoolCount;
-  std::vector<std::vector<double>> t(P * P);
+    if (run_pool_job(ThreadPoolId(q), kHandoffItemsUs[0])) pools.push_back(ThreadPoolId(q));
+  const int P = kThreadPoolCount, I = int(std::size(kHandoffItemsUs));
+  std::vector<std::vector<double>> t(I * P * P);  // [item][from][to]
   ScopedPin pin;
   for (int r = 0; r < rounds; ++r)
+    for (int i = 0; i < I; ++i)
+      for (ThreadPoolId from : pools)
+        for (ThreadPoolId to : pools) t[(i * P + int(from)) * P + int(to)].push_back(time_after(from, to, kHandoffItemsUs[i]));
+  out->handoffs.assign(I, HandoffMatrix{});
+  for (int i = 0; i < I; ++i) {
+    HandoffMatrix& m = out->handoffs[i];
+    m.item_us = kHandoffItemsUs[i];
+    m.ms.assign(P * P, 0.0);
     for (ThreadPoolId from : pools)
-      for (ThreadPoolId to : pools) t[int(from) * P + int(to)].push_back(time_after(from, to, item_us));
-  out->handoff_ms.assign(P * P, 0.0);
-  for (ThreadPoolId from : pools)
-    for (ThreadPoolId to : pools) {
-      const double base = median(t[int(to) * P + int(to)]);
-      if (from != to) out->handoff_ms[int(from) * P + int(to)] = std::max(0.0, median(t[int(from) * P + int(to)]) - base);
-    }
-  out->handoff_item_us = item_us;
-  return Status::ok();
-}
-
-double handoff_item_us(const Lut& lut) {
-  std::vector<double> fastest;  // per layer with a usable 2-thread implementation, us
-  for (const LutLayer& l : lut.layers) {
-    double least = 0;
-    for (const Impl& m : l.impls)
-      if (m.ok() && m.threads == 2 && (least == 0 || m.latency_ms.median < least)) least = m.latency_ms.median;
-    if (least > 0) fastest.push_back(least * 1000.0);
+      for (ThreadPoolId to : pools) {
+        const double base = median(t[(i * P + int(to)) * P + int(to)]);
+        if (from != to) m.ms[int(from) * P + int(to)] = std::max(0.0, median(t[(i * P + int(from)) * P + int(to)]) - base);
+      }
   }
-  std::sort(fastest.begin(), fastest.end());
-  double total = 0, below = 0;
-  for (double us : fastest) total += us;
-  for (double us : fastest)
-    if ((below += us) >= total / 2) return std::clamp(us, kHandoffItemUs, kHandoffMaxItemUs);
-  return kHandoffItemUs;  // no 2-thread implementation
+  return Status::ok();
 }
 
 Status measure_runtime_costs(const Network& net, const Protocol& protocol, RuntimeCosts* out) {
@@ -102,17 +92,20 @@ Status measure_runtime_costs(const Network& net, const Protocol& protocol, Runti
 
 std::string handoffs_table(const RuntimeCosts& rc) {
   if (!rc.has_handoffs()) return "no thread-pool hand-offs measured: charged as 0 (layerwise profile --runtime-only adds them)\n";
-  const double item_us = rc.handoff_item_us > 0 ? rc.handoff_item_us : kHandoffItemUs;
-  std::string out = "measured with " + std::to_string(std::lround(item_us)) + " us items\n  from \\ to";
-  char cell[32];
-  for (int t = 0; t < kThreadPoolCount; ++t) std::snprintf(cell, sizeof cell, " %9s", to_string(ThreadPoolId(t))), out += cell;
-  for (int f = 0; f < kThreadPoolCount; ++f) {
-    std::snprintf(cell, sizeof cell, "\n  %-9s", to_string(ThreadPoolId(f)));
+  std::string out = rc.handoffs.size() > 1 ? "by the step's length, between the items\n" : "\n";
+  char cell[64];
+  for (const HandoffMatrix& m : rc.handoffs) {
+    std::snprintf(cell, sizeof cell, "  measured with %ld us items\n    from \\ to", std::lround(m.item_us));
     out += cell;
-    for (int t = 0; t < kThreadPoolCount; ++t)
-      std::snprintf(cell, sizeof cell, " %9.4f", rc.handoff(ThreadPoolId(f), ThreadPoolId(t))), out += cell;
+    for (int t = 0; t < kThreadPoolCount; ++t) std::snprintf(cell, sizeof cell, " %9s", to_string(ThreadPoolId(t))), out += cell;
+    for (int f = 0; f < kThreadPoolCount; ++f) {
+      std::snprintf(cell, sizeof cell, "\n    %-9s", to_string(ThreadPoolId(f)));
+      out += cell;
+      for (int t = 0; t < kThreadPoolCount; ++t) std::snprintf(cell, sizeof cell, " %9.4f", m.ms[f * kThreadPoolCount + t]), out += cell;
+    }
+    out += "\n";
   }
-  return out + "\n";
+  return out;
 }
 
 }  // namespace lw

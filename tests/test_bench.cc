@@ -453,7 +453,8 @@ TEST_CASE("the speed probe: the profile keeps its median per thread set, and a L
     CHECK(now.conversions[c].chain_ms == doctest::Approx(a.chain_ms * (t == 1 ? 1.5 : 0.5)));
   }
   CHECK(now.runtime.input_copy_ms == doctest::Approx(then.runtime.input_copy_ms * 1.5));
-  CHECK(now.runtime.handoff_ms == then.runtime.handoff_ms);
+  REQUIRE(now.runtime.handoffs.size() == then.runtime.handoffs.size());
+  for (size_t i = 0; i < now.runtime.handoffs.size(); ++i) CHECK(now.runtime.handoffs[i].ms == then.runtime.handoffs[i].ms);
   Lut old = lut;  // a LUT from before the probe: nothing to rescale by
   old.runtime.speed_ms.clear();
   CHECK(lut_at_speed(old, {1.5, 1.0}).layers[1].impls[0].latency_ms.median == old.layers[1].impls[0].latency_ms.median);

@@ -235,7 +235,7 @@ TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut
   REQUIRE(after.code == 0);
   const bool two_cpus = r.out.find("one CPU") == std::string::npos;
   CHECK((after.out.find("from \\ to") != std::string::npos) == two_cpus);
-  CHECK((slurp(with).find("\"handoff_ms\"") != std::string::npos) == two_cpus);
+  CHECK((slurp(with).find("\"handoffs\"") != std::string::npos) == two_cpus);
   Result other = run("profile --model resnet18 --runtime-only --lut " + lut + " --out " + with);
   CHECK(other.code == 2);
   CHECK(count_lines(other.err) == 1);

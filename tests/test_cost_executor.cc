@@ -85,7 +85,7 @@ TEST_CASE("the executor inserts exactly the conversions the cost model charges, 
   const Network net = fanout_net();
   const Lut lut = quick_profile(net);
   Lut conversions_only = lut;  // (thread-pool hand-offs are no executor steps: test_handoff)
-  conversions_only.runtime.handoff_ms.clear();
+  conversions_only.runtime.handoffs.clear();
   Problem p;
   REQUIRE(compile_problem(conversions_only, &p).is_ok());
   std::vector<Tensor> samples;

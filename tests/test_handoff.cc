@@ -3,8 +3,8 @@
 // and keeps the pool of its absorber), by predict, the env's steps, the bounds, the exact
 // solver and the ILP alike; a hand-made LUT where the hand-offs move the optimum; random
 // DAGs where exact == ILP == an independent brute force; the JSON round trip, and an old
-// LUT without hand-offs reading as none; the item they are measured with (the network's
-// typical 2-thread step).
+// LUT without hand-offs reading as none; matrices measured with items of several lengths,
+// read at each layer's step length.
 #include <doctest/doctest.h>
 
 #include "agents/bounds.h"
@@ -19,31 +19,43 @@ namespace {
 
 int pool_index(const char* name) { return int(*parse_thread_pool(name)); }
 
-void set_handoff(Lut& lut, const char* from, const char* to, double ms) {
-  if (lut.runtime.handoff_ms.empty()) lut.runtime.handoff_ms.assign(kThreadPoolCount * kThreadPoolCount, 0.0);
-  lut.runtime.handoff_ms[pool_index(from) * kThreadPoolCount + pool_index(to)] = ms;
+// One matrix (measured with 20 us items), or the matrix of item `item_us` (added in order).
+void set_handoff(Lut& lut, const char* from, const char* to, double ms, double item_us = 20) {
+  auto& all = lut.runtime.handoffs;
+  if (all.empty() || all.back().item_us < item_us) all.push_back({item_us, std::vector<double>(kThreadPoolCount * kThreadPoolCount, 0.0)});
+  all.back().ms[pool_index(from) * kThreadPoolCount + pool_index(to)] = ms;
+}
+
+int pool_of(const Impl& m) {
+  if (m.threads <= 1) return pool_index("caller");
+  if (m.library == "xnnpack") return pool_index("xnnpack");
+  if (m.library == "onednn" || m.library == "torch") return pool_index("openmp");
+  return pool_index("native");
 }
 
 // The hand-offs of an assignment as a state machine over the steps in layer order, written
 // apart from env/cost.cc: the current pool starts and ends at the caller; a fused pseudo-impl
-// leaves it as it is.
+// leaves it as it is; a hand-off into layer i's pool is read at the fastest ok impl of layer i
+// on that pool (the output copy's at the last layer's fastest on the caller).
 double lut_handoffs(const Lut& lut, const std::vector<int>& a) {
-  if (lut.runtime.handoff_ms.empty()) return 0.0;
-  auto pool = [](const Impl& m) -> int {
-    if (m.threads <= 1) return pool_index("caller");
-    if (m.library == "xnnpack") return pool_index("xnnpack");
-    if (m.library == "onednn" || m.library == "torch") return pool_index("openmp");
-    return pool_index("native");
+  if (lut.runtime.handoffs.empty()) return 0.0;
+  auto step_ms = [&](size_t i, int pool) {
+    double least = 0;
+    bool any = false;
+    for (const Impl& m : lut.layers[i].impls)
+      if (m.ok() && m.library != "fused" && pool_of(m) == pool && (!any || m.latency_ms.median < least)) least = m.latency_ms.median, any = true;
+    return least;
   };
+  auto charge = [&](size_t i, int from, int to) { return lut.runtime.handoff(ThreadPoolId(from), ThreadPoolId(to), step_ms(i, to)); };
   int cur = pool_index("caller");
   double total = 0;
   for (size_t i = 1; i < lut.layers.size(); ++i) {
     const Impl& m = lut.layers[i].impls[a[i]];
     if (m.library == "fused") continue;
-    total += lut.runtime.handoff_ms[cur * kThreadPoolCount + pool(m)];
-    cur = pool(m);
+    total += charge(i, cur, pool_of(m));
+    cur = pool_of(m);
   }
-  return total + lut.runtime.handoff_ms[cur * kThreadPoolCount + pool_index("caller")];
+  return total + charge(lut.layers.size() - 1, cur, pool_index("caller"));
 }
 
 double brute_with_handoffs(const Lut& lut, std::vector<int>* best) {
@@ -186,10 +198,14 @@ TEST_CASE("hand-offs: exact == ILP == brute force on 150 random DAGs with pools,
         if (m.library != "fused") m.library = libs[r.below(4)], m.threads = 1 + r.below(2);
     std::vector<int> plain_best;
     const double plain = brute_force(lut, &plain_best);
-    lut.runtime.handoff_ms.assign(kThreadPoolCount * kThreadPoolCount, 0.0);
-    for (int f = 0; f < kThreadPoolCount; ++f)
-      for (int t = 0; t < kThreadPoolCount; ++t)
-        if (f != t) lut.runtime.handoff_ms[f * kThreadPoolCount + t] = 3 * r.uniform();
+    // One matrix, or (every other DAG) three, read at each layer's step length.
+    const int items = seed % 2 ? 3 : 1;
+    for (int i = 0; i < items; ++i) {
+      lut.runtime.handoffs.push_back({0.5 + 1000.0 * i, std::vector<double>(kThreadPoolCount * kThreadPoolCount, 0.0)});
+      for (int f = 0; f < kThreadPoolCount; ++f)
+        for (int t = 0; t < kThreadPoolCount; ++t)
+          if (f != t) lut.runtime.handoffs.back().ms[f * kThreadPoolCount + t] = 3 * r.uniform();
+    }
     std::vector<int> brute;
     const double want = brute_with_handoffs(lut, &brute);
     const std::optional<Problem> compiled = compile_feasible(lut, want);
@@ -217,20 +233,43 @@ TEST_CASE("hand-offs: the LUT's runtime object round-trips them, an old LUT read
   Lut back;
   REQUIRE(lut_from_json(lut_to_json(lut), "old.json", &back).is_ok());
   CHECK_FALSE(back.runtime.has_handoffs());
-  CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack) == 0.0);
+  CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack, 0.1) == 0.0);
   set_handoff(lut, "openmp", "xnnpack", 0.0125);
   set_handoff(lut, "caller", "native", 0.003);
+  set_handoff(lut, "openmp", "xnnpack", 0.05, 120);
   REQUIRE(lut_from_json(lut_to_json(lut), "new.json", &back).is_ok());
-  CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack) == 0.0125);
-  CHECK(back.runtime.handoff(ThreadPoolId::kCaller, ThreadPoolId::kNative) == 0.003);
-  CHECK(back.runtime.handoff(ThreadPoolId::kXnnpack, ThreadPoolId::kOpenmp) == 0.0);
+  REQUIRE(back.runtime.handoffs.size() == 2);
+  CHECK(back.runtime.handoffs[1].item_us == 120.0);
+  CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack, 0.02) == 0.0125);
+  CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack, 0.12) == 0.05);
+  CHECK(back.runtime.handoff(ThreadPoolId::kCaller, ThreadPoolId::kNative, 0.0) == 0.003);
+  CHECK(back.runtime.handoff(ThreadPoolId::kXnnpack, ThreadPoolId::kOpenmp, 0.05) == 0.0);
   std::string text = lut_to_json(lut);
-  {  // a LUT written before OpenBLAS joined the native pool: its "openblas" pairs are dropped
-    std::string old_text = text;
-    old_text.replace(old_text.find("\"openmp>xnnpack\""), 16, "\"openblas>native\": 0, \"xnnpack>openblas\": 0, \"openmp>xnnpack\"");
+  {  // a LUT from before the items: one "handoff_ms" object, 20 us items unless it says otherwise;
+     // one from before OpenBLAS joined the native pool: its "openblas" pairs are dropped
+    Lut one = alternating_lut();
+    set_handoff(one, "openmp", "xnnpack", 0.0125);
+    std::string old_text = lut_to_json(one);
+    const size_t at = old_text.find("\"handoffs\"");
+    REQUIRE(at != std::string::npos);
+    old_text.replace(at, old_text.find(']', at) + 1 - at,
+                     "\"handoff_ms\": {\"openblas>native\": 0, \"xnnpack>openblas\": 0, \"openmp>xnnpack\": 0.0125}");
     REQUIRE(lut_from_json(old_text, "old-pools.json", &back).is_ok());
-    CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack) == 0.0125);
+    REQUIRE(back.runtime.handoffs.size() == 1);
+    CHECK(back.runtime.handoffs[0].item_us == 20.0);
+    CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack, 1.0) == 0.0125);
     CHECK(thread_pool_of(Library::kOpenBLAS, 2) == ThreadPoolId::kNative);
+    old_text.replace(old_text.find("\"handoff_ms\""), 12, "\"handoff_item_us\": 55, \"handoff_ms\"");
+    REQUIRE(lut_from_json(old_text, "old-item.json", &back).is_ok());
+    CHECK(back.runtime.handoffs[0].item_us == 55.0);
+  }
+  {  // items out of order
+    std::string bad = text;
+    bad.replace(bad.find("\"item_us\": 120.0"), 16, "\"item_us\": 10.0");
+    const Status s = lut_from_json(bad, "order.json", &back);
+    CHECK_FALSE(s.is_ok());
+    CHECK(s.message().find("order.json") != std::string::npos);
+    CHECK(s.message().find("/runtime/handoffs/1/item_us") != std::string::npos);
   }
   const size_t at = text.find("\"openmp>xnnpack\"");
   REQUIRE(at != std::string::npos);
@@ -238,44 +277,43 @@ TEST_CASE("hand-offs: the LUT's runtime object round-trips them, an old LUT read
   const Status s = lut_from_json(text, "bad.json", &back);
   CHECK_FALSE(s.is_ok());
   CHECK(s.message().find("bad.json") != std::string::npos);
-  CHECK(s.message().find("/runtime/handoff_ms/openmp>gpu") != std::string::npos);
+  CHECK(s.message().find("/runtime/handoffs/0/ms/openmp>gpu") != std::string::npos);
 }
 
-TEST_CASE("hand-offs: measured with the network's typical 2-thread step, time-weighted, within [20, 400] us") {
-  auto net = [](std::vector<std::vector<double>> layers_ms) {  // per layer, its 2-thread impls' medians
-    Lut lut;
-    for (const auto& ms : layers_ms) {
-      std::vector<Impl> impls{impl("t1", 0, 0, 1.0)};  // a 1-thread impl, never counted
-      for (double m : ms) impls.push_back(on("t2", "xnnpack", m));
-      lut.layers.push_back(layer("l", LayerKind::kConv2d, {}, impls));
-    }
-    return lut;
-  };
-  // Fastest per layer: 0.002 (x3), 0.05, 0.1, 0.2 ms; total 0.356, half 0.178: reached at 0.2.
-  // A plain median (0.002 or 0.05) would be a relu's time, not a conv's.
-  CHECK(handoff_item_us(net({{0.002}, {0.002, 0.5}, {0.002}, {0.05, 0.07}, {0.1}, {0.3, 0.2}})) == doctest::Approx(200));
-  CHECK(handoff_item_us(net({{0.5}, {0.4}, {0.001}})) == doctest::Approx(400));  // 500 us capped
-  CHECK(handoff_item_us(net({{0.004}, {0.005}})) == doctest::Approx(kHandoffItemUs));  // 5 us raised to 20
-  CHECK(handoff_item_us(net({{}, {}})) == doctest::Approx(kHandoffItemUs));  // no 2-thread impl
-  Lut unsupported = net({{0.01}, {0.3}});
-  unsupported.layers[1].impls[1].status = ImplStatus::kUnsupported;  // not a step the network can run
-  CHECK(handoff_item_us(unsupported) == doctest::Approx(kHandoffItemUs));
+TEST_CASE("hand-offs: read at the step's length between the measured items, flat outside them") {
+  Lut lut = alternating_lut();
+  set_handoff(lut, "openmp", "native", 0.02, 20);
+  set_handoff(lut, "openmp", "native", 0.06, 60);
+  set_handoff(lut, "openmp", "native", 0.15, 150);
+  const RuntimeCosts& rc = lut.runtime;
+  const auto h = [&](double step_ms) { return rc.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kNative, step_ms); };
+  CHECK(h(0.002) == doctest::Approx(0.02));  // a short step: the shortest item's
+  CHECK(h(0.02) == doctest::Approx(0.02));
+  CHECK(h(0.04) == doctest::Approx(0.04));   // halfway between 20 and 60 us
+  CHECK(h(0.105) == doctest::Approx(0.105));  // halfway between 60 and 150 us
+  CHECK(h(0.15) == doctest::Approx(0.15));
+  CHECK(h(2.0) == doctest::Approx(0.15));  // the delay levels off
+  CHECK(rc.handoff(ThreadPoolId::kNative, ThreadPoolId::kOpenmp, 0.1) == 0.0);
+  CHECK(handoffs_table(rc).find("measured with 60 us items") != std::string::npos);
+  CHECK(handoffs_table(rc).find("by the step's length") != std::string::npos);
 
-  Lut lut = alternating_lut(), back;  // the item round-trips; an older LUT reads 0 (20 us items)
-  set_handoff(lut, "openmp", "native", 0.06);
-  REQUIRE(lut_from_json(lut_to_json(lut), "old.json", &back).is_ok());
-  CHECK(back.runtime.handoff_item_us == 0.0);
-  CHECK(handoffs_table(back.runtime).find("measured with 20 us items") != std::string::npos);
-  lut.runtime.handoff_item_us = 123;
-  REQUIRE(lut_from_json(lut_to_json(lut), "new.json", &back).is_ok());
-  CHECK(back.runtime.handoff_item_us == 123.0);
-  CHECK(handoffs_table(back.runtime).find("measured with 123 us items") != std::string::npos);
-  std::string text = lut_to_json(lut);
-  const std::string item = "\"handoff_item_us\": 123.0";  // nlohmann writes a double with its ".0"
-  REQUIRE(text.find(item) != std::string::npos);
-  text.replace(text.find(item), item.size(), "\"handoff_item_us\": -5");
-  const Status s = lut_from_json(text, "bad.json", &back);
-  CHECK_FALSE(s.is_ok());
-  CHECK(s.message().find("bad.json") != std::string::npos);
-  CHECK(s.message().find("/runtime/handoff_item_us") != std::string::npos);
+  // In the cost model, a layer's hand-off is read at its fastest step on the pool it enters:
+  // c1 after the input on the caller, into XNNPACK (1.0 ms) or oneDNN (1.15 ms); r2 into
+  // XNNPACK or oneDNN at 0.1 ms (the fused pseudo-impl runs no step).
+  Lut two = alternating_lut();
+  set_handoff(two, "caller", "xnnpack", 0.01, 100);
+  set_handoff(two, "caller", "xnnpack", 0.21, 1100);
+  set_handoff(two, "caller", "openmp", 0.0, 100);
+  Problem p;
+  REQUIRE(compile_problem(two, &p).is_ok());
+  const int caller = pool_index("caller"), x = pool_index("xnnpack");
+  CHECK(p.handoff_ms(1, caller, x) == doctest::Approx(0.01 + 0.2 * 0.9));  // 1.0 ms: 900 of the 1000 us
+  CHECK(p.handoff_ms(3, caller, x) == doctest::Approx(0.01));               // 0.1 ms: the shortest item's
+  const std::vector<int> all_x = {0, 0, 0, 0, 0};  // x1, x2 + fused relu, x3: one hand-off in, at c1's length
+  CHECK(predict_latency_ms(p, all_x) == doctest::Approx(1.0 + 1.2 + 1.0 + 0.19));
+  std::vector<int> brute;
+  const double want = brute_with_handoffs(two, &brute);
+  DeploymentEnv env(p);
+  CHECK(run_search("ilp", env).best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+  CHECK(run_search("exact", env).best_latency_ms == doctest::Approx(want).epsilon(1e-9));
 }

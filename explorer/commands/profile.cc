@@ -83,7 +83,7 @@ int run_runtime_only(const Args& args, const Network& net) {
   (void)registry;
   start_thread_sets();
   ok_or_throw(measure_runtime_costs(net, options_from(args).protocol, &lut.runtime));
-  if (available_thread_set_cpus() > 1) ok_or_throw(measure_handoff_costs(kHandoffRounds, handoff_item_us(lut), &lut.runtime));
+  if (available_thread_set_cpus() > 1) ok_or_throw(measure_handoff_costs(kHandoffRounds, &lut.runtime));
   else std::printf("one CPU for the thread sets: no thread-pool hand-offs to measure\n");
   ok_or_throw(save_lut(lut, args.get("out")));
   std::printf("runtime costs of %s: input copy %.4f ms, output copy %.4f ms; hand-offs (ms):\n", net.name.c_str(),
