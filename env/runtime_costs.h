@@ -31,9 +31,9 @@ Status measure_handoff_costs(int rounds, RuntimeCosts* out);
 /// of XNNPACK's takes a late worker's share back, so a hand-off costs about min(delay, step):
 /// on a Zen 5 VM (results/reference/handoff-item/) the OpenMP -> native hand-off read
 /// 0.02 / 0.06 / 0.15 ms with 20 / 60 / 150 us items, and in MobileNetV2's 2-thread networks
-/// such hand-offs cost 0.04 ms before steps under 0.03 ms and 0.07-0.14 ms before longer ones;
-/// one item (the network's typical step, until 2026-11-26) charged a step under it too much and
-/// one over it too little.
+/// such hand-offs cost 0.04 ms before steps under 0.03 ms and 0.07-0.14 ms before longer ones.
+/// So where the worker's delay is long, one item (the network's typical step, until
+/// 2026-11-26) charges a shorter step too much and a longer one too little.
 constexpr double kHandoffItemsUs[] = {20, 50, 120, 400};
 /// The hand-off matrices as text (per item; rows: from, columns: to, ms), or a line saying the
 /// LUT has none (then the cost model charges none).
