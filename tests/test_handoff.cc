@@ -1,4 +1,4 @@
-// Thread-pool hand-offs in the one cost model (issue 16 item 3): a LUT's runtime.handoff_ms
+// Thread-pool hand-offs in the one cost model (issue 16 item 3): a LUT's runtime.handoffs
 // is charged between consecutive steps on different pools (a fused pseudo-impl runs nothing
 // and keeps the pool of its absorber), by predict, the env's steps, the bounds, the exact
 // solver and the ILP alike; a hand-made LUT where the hand-offs move the optimum; random
