@@ -40,6 +40,9 @@ nlohmann::json Protocol::to_json() const {
   if (far_cores_wait_s > 0) j["far_cores"] = "timed-again-near";
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
+  // Native kernels on libgomp's team (libs/ops/thread_pool.h; on our own worker before
+  // 2026-11-26 evening, and without this key).
+  if (native_kernels_pool() != ThreadPoolId::kNative) j["native_kernels_on"] = to_string(native_kernels_pool());
   return j;
 }
 

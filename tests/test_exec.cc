@@ -321,7 +321,7 @@ TEST_CASE("a 2-thread conversion runs on the pool of the step that reads it (the
       // runs on the pool of the step before, whose worker is awake; after a 1-thread step, or
       // as the first step, on our worker)
       const int reader = (r < steps.size() ? steps[r] : steps[last]).pool;
-      const int before = s > 0 && steps[s - 1].pool >= 0 ? steps[s - 1].pool : int(ThreadPoolId::kNative);
+      const int before = s > 0 && steps[s - 1].pool >= 0 ? steps[s - 1].pool : int(native_kernels_pool());
       CAPTURE(steps[s].name);
       CHECK(steps[s].pool == (reader >= 0 ? reader : before));
       ++lent[steps[s].pool];
@@ -332,6 +332,35 @@ TEST_CASE("a 2-thread conversion runs on the pool of the step that reads it (the
   CHECK(lent[int(ThreadPoolId::kXnnpack)] > 0);
   CHECK(lent[int(ThreadPoolId::kOpenmp)] > 0);
   CHECK(for_caller > 0);  // the random plans hold chains that end on the caller
+}
+
+TEST_CASE("native kernels' 2-thread steps run on native_kernels_pool(): libgomp's team by default, our worker when set") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = testers::small_model("mobilenetv2");
+  std::vector<ImplDesc> plan;
+  REQUIRE(library_assignment(net, default_registry(), Library::kNative, 2, &plan).is_ok());
+  const ThreadPoolId setting = native_kernels_pool();
+  CHECK(setting == ThreadPoolId::kOpenmp);  // the default
+  for (ThreadPoolId pool : {ThreadPoolId::kNative, ThreadPoolId::kOpenmp}) {
+    CAPTURE(to_string(pool));
+    set_native_kernels_pool(pool);
+    CHECK(thread_pool_of(Library::kNative, 2) == pool);
+    CHECK(thread_pool_of(Library::kOpenBLAS, 2) == pool);
+    CHECK(thread_pool_of(Library::kNative, 1) == ThreadPoolId::kCaller);
+    std::unique_ptr<Executor> ex;
+    PlanOptions opt;
+    opt.registry = &default_registry();
+    REQUIRE(Executor::plan(net, plan, opt, &ex).is_ok());
+    int native_steps = 0;
+    for (const ExecStep& s : ex->steps())
+      if (!s.conversion && s.pool >= 0) {
+        CHECK(s.pool == int(pool));
+        ++native_steps;
+      }
+    CHECK(native_steps > 5);
+    CHECK(run_vs_reference(net, plan) <= 1e-2);
+  }
+  set_native_kernels_pool(setting);
 }
 
 TEST_CASE("ScopedRangePool: parallel_for's second half runs on the lent pool's cpu1 thread") {

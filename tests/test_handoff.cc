@@ -30,8 +30,15 @@ int pool_of(const Impl& m) {
   if (m.threads <= 1) return pool_index("caller");
   if (m.library == "xnnpack") return pool_index("xnnpack");
   if (m.library == "onednn" || m.library == "torch") return pool_index("openmp");
-  return pool_index("native");
+  return int(native_kernels_pool());  // native kernels, OpenBLAS
 }
+
+// Sets where native kernels run for a scope (libs/ops/thread_pool.h), then restores it.
+struct NativeKernelsOn {
+  ThreadPoolId old = native_kernels_pool();
+  explicit NativeKernelsOn(ThreadPoolId p) { set_native_kernels_pool(p); }
+  ~NativeKernelsOn() { set_native_kernels_pool(old); }
+};
 
 // The hand-offs of an assignment as a state machine over the steps in layer order, written
 // apart from env/cost.cc: the current pool starts and ends at the caller; a fused pseudo-impl
@@ -182,14 +189,19 @@ TEST_CASE("hand-offs: a change of thread set alone wakes no pool: no detour char
   const Format t1{Layout::kNHWC, DType::kF32, 1}, t2{Layout::kNHWC, DType::kF32, 2}, nchw2{Layout::kNCHW, DType::kF32, 2};
   CHECK(conversion_pool({t1, t2}) == ThreadPoolId::kCaller);
   CHECK(conversion_pool({t2, t1}) == ThreadPoolId::kCaller);
-  CHECK(conversion_pool({t1, nchw2}) == ThreadPoolId::kNative);
-  CHECK(conversion_pool({t2, Format{Layout::kNHWC, DType::kI8, 2}}) == ThreadPoolId::kNative);
-  CHECK(conversion_pool({nchw2, t1}) == ThreadPoolId::kCaller);
+  for (ThreadPoolId on : {ThreadPoolId::kNative, ThreadPoolId::kOpenmp}) {  // a data move: the native kernels' pool
+    NativeKernelsOn set(on);
+    CHECK(conversion_pool({t1, nchw2}) == on);
+    CHECK(conversion_pool({t2, Format{Layout::kNHWC, DType::kI8, 2}}) == on);
+    CHECK(conversion_pool({nchw2, t1}) == ThreadPoolId::kCaller);
+  }
 }
 
 TEST_CASE("hand-offs: exact == ILP == brute force on 150 random DAGs with pools, fused layers and fan-out") {
   int solved = 0, moved = 0;
   for (uint64_t seed = 0; solved < 150; ++seed) {
+    // Native kernels on their own pool (four pools) in half the DAGs, on libgomp's in the rest.
+    NativeKernelsOn set(seed % 4 < 2 ? ThreadPoolId::kNative : ThreadPoolId::kOpenmp);
     Rng r(seed * 7919 + 11);
     Lut lut = fanout_dag_lut(seed, 4 + r.below(3), 2 + r.below(3), 2);
     const char* libs[] = {"native", "xnnpack", "onednn", "openblas"};
@@ -258,7 +270,7 @@ TEST_CASE("hand-offs: the LUT's runtime object round-trips them, an old LUT read
     REQUIRE(back.runtime.handoffs.size() == 1);
     CHECK(back.runtime.handoffs[0].item_us == 20.0);
     CHECK(back.runtime.handoff(ThreadPoolId::kOpenmp, ThreadPoolId::kXnnpack, 1.0) == 0.0125);
-    CHECK(thread_pool_of(Library::kOpenBLAS, 2) == ThreadPoolId::kNative);
+    CHECK(thread_pool_of(Library::kOpenBLAS, 2) == native_kernels_pool());
     old_text.replace(old_text.find("\"handoff_ms\""), 12, "\"handoff_item_us\": 55, \"handoff_ms\"");
     REQUIRE(lut_from_json(old_text, "old-item.json", &back).is_ok());
     CHECK(back.runtime.handoffs[0].item_us == 55.0);

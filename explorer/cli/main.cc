@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "explorer/cli/cli.h"
+#include "libs/ops/thread_pool.h"
 
 namespace {
 
@@ -34,6 +35,21 @@ void reexec_with_short_omp_spin() {
   execv("/proc/self/exe", argv.data());  // returns only on failure: go on with the default spin
 }
 
+// LAYERWISE_NATIVE_POOL=native|openmp: where native kernels' 2-thread steps run (libs/ops/
+// thread_pool.h set_native_kernels_pool; libgomp's team unless set). For A/B runs against
+// our own worker; a LUT profiled with one is re-profiled under the other (its protocol).
+bool apply_native_pool_choice() {
+  const char* v = std::getenv("LAYERWISE_NATIVE_POOL");
+  if (!v) return true;
+  const auto p = lw::parse_thread_pool(v);
+  if (p != lw::ThreadPoolId::kNative && p != lw::ThreadPoolId::kOpenmp) {
+    std::fprintf(stderr, "layerwise: LAYERWISE_NATIVE_POOL='%s' is not a pool native kernels can run on (native, openmp)\n", v);
+    return false;
+  }
+  lw::set_native_kernels_pool(*p);
+  return true;
+}
+
 void usage() {
   std::printf("usage: layerwise <command> [options]   (layerwise <command> --help for details)\n\ncommands:\n");
   for (const auto& [name, c] : lw::cli::commands()) std::printf("  %-10s %s\n", name.c_str(), c.summary.c_str());
@@ -46,6 +62,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   reexec_with_short_omp_spin();
+  if (!apply_native_pool_choice()) return 2;
   auto it = lw::cli::commands().find(argv[1]);
   if (it == lw::cli::commands().end()) {
     std::fprintf(stderr, "layerwise: unknown command '%s'\n", argv[1]);

@@ -83,6 +83,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
         "once with step timing (the overhead split)). Speed-ups: ref-fp32 / row and best single library / row. "
         "Load average (1 min) at start: "
      << load_start << ". GOMP_SPINCOUNT=" << (std::getenv("GOMP_SPINCOUNT") ? std::getenv("GOMP_SPINCOUNT") : "default")
+     << ". Native kernels' 2-thread steps on " << (native_kernels_pool() == ThreadPoolId::kNative ? "our worker" : "libgomp's team")
      << ". cpu1 workers woken after OpenMP steps (ours, XNNPACK's): scheduler slice " << kWakeSliceUs << " us "
      << (wake_slice_shortened() ? "(taken)" : "(not taken: this kernel keeps its default)")
      << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies."

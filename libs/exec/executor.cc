@@ -212,9 +212,9 @@ class Planner {
       // the pool before and after it: MobileNetV3-Large's xnnpack mul after a 1-thread
       // hardsigmoid waited 0.23 ms, LUT 0.003). A 2-thread conversion that moves data runs on
       // the pool of the step that reads it (ScopedRangePool in run()); read by the caller, on
-      // the pool of the step just before (its worker is awake); our worker's otherwise.
+      // the pool of the step just before (its worker is awake); the native kernels' pool otherwise.
       ThreadPoolId on = conversion_pool(c);
-      if (on == ThreadPoolId::kNative) on = awake_pool(pool);
+      if (on != ThreadPoolId::kCaller) on = awake_pool(pool);
       add_step(std::move(prim), {v}, nv, consumer, true, on == ThreadPoolId::kCaller ? -1 : int(on));
       info_.back().source = src;
       v = nv;
@@ -233,7 +233,7 @@ class Planner {
   ThreadPoolId awake_pool(int reader) const {
     int p = reader;
     if (p < 0 && !x_.steps.empty()) p = x_.steps.back().pool;
-    return p >= 0 && pool_runs_ranges(ThreadPoolId(p)) ? ThreadPoolId(p) : ThreadPoolId::kNative;
+    return p >= 0 && pool_runs_ranges(ThreadPoolId(p)) ? ThreadPoolId(p) : native_kernels_pool();
   }
 
   void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion, int pool) {
@@ -335,8 +335,9 @@ Status Executor::run(const Tensor& input, Tensor* output) {
   for (size_t s = 0; s < x.steps.size(); ++s) {
     auto t0 = x.time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     const uint64_t alone0 = x.time_steps ? caller_ran_alone_count() : 0;
-    // (a conversion's parallel_for runs on its step's pool: see value_in)
-    ScopedRangePool lend(info_[s].conversion ? x.steps[s].pool : -1);
+    // A step's parallel_for runs on its pool: a native kernel's on native_kernels_pool(), a
+    // conversion's on the pool of the step that reads it (see value_in).
+    ScopedRangePool lend(x.steps[s].pool);
     Status st = x.steps[s].prim->run();
     if (!st.is_ok()) return primitive_error("run", x.steps[s].prim->name(), st);
     if (x.steps[s].release) release_pool(x.steps[s].pool);

@@ -31,13 +31,13 @@ ThreadPoolId thread_pool_of(Library lib, int threads) {
     case Library::kXnnpack: return ThreadPoolId::kXnnpack;
     case Library::kOnednn:
     case Library::kTorch: return ThreadPoolId::kOpenmp;
-    default: return ThreadPoolId::kNative;  // native kernels, OpenBLAS (split by parallel_for)
+    default: return native_kernels_pool();  // native kernels, OpenBLAS (split by parallel_for)
   }
 }
 
 ThreadPoolId conversion_pool(const ConversionDesc& c) {
   const bool moves_data = c.from.layout != c.to.layout || c.from.dtype != c.to.dtype;
-  return c.to.threads > 1 && moves_data ? ThreadPoolId::kNative : ThreadPoolId::kCaller;
+  return c.to.threads > 1 && moves_data ? native_kernels_pool() : ThreadPoolId::kCaller;
 }
 
 bool valid_threads(int threads) {

@@ -262,6 +262,7 @@ constexpr NameRow<ThreadPoolId> kPoolNames[] = {
 std::atomic<PoolJobFn> g_job[kThreadPoolCount];
 std::atomic<PoolRangeFn> g_range[kThreadPoolCount];
 thread_local int t_range_pool = -1;  // ScopedRangePool's pool on this thread, -1: ours
+std::atomic<int> g_native_kernels_pool{int(ThreadPoolId::kOpenmp)};
 }  // namespace
 
 const char* to_string(ThreadPoolId p) { return name_of(kPoolNames, p); }
@@ -277,6 +278,9 @@ bool run_pool_job(ThreadPoolId pool, double item_us) {
   if (fn) fn(item_us);
   return fn != nullptr;
 }
+void set_native_kernels_pool(ThreadPoolId pool) { g_native_kernels_pool.store(int(pool)); }
+ThreadPoolId native_kernels_pool() { return ThreadPoolId(g_native_kernels_pool.load()); }
+
 void register_pool_range(ThreadPoolId pool, PoolRangeFn fn) { g_range[int(pool)].store(fn); }
 bool pool_runs_ranges(ThreadPoolId pool) {
   return pool == ThreadPoolId::kNative || (pool != ThreadPoolId::kCaller && g_range[int(pool)].load() != nullptr);

@@ -109,6 +109,22 @@ constexpr int kThreadPoolCount = 0
 const char* to_string(ThreadPoolId p);
 std::optional<ThreadPoolId> parse_thread_pool(const std::string& s);
 
+/// The pool that native kernels' (and OpenBLAS's, and 2-thread conversions') parallel_for
+/// runs its second half on in a deployment: thread_pool_of(Library::kNative, 2), what the
+/// executor and the profiler lend such a step (ScopedRangePool). kOpenmp (the default):
+/// libgomp's team, oneDNN's and LibTorch's; kNative: our own cpu1 worker. Why libgomp's:
+/// a third pool's worker on cpu1 competed with libgomp's spinning one. After an OpenMP step
+/// our worker, woken for a native step that followed XNNPACK's, waited out the rest of
+/// libgomp's ~0.25 ms spin when it had itself run shortly before (results/reference/
+/// handoff-curve/spincount/), so such steps ran at 1-thread speed, a three-step state that
+/// the pairwise hand-off matrix cannot charge. On libgomp's team a native step finds the
+/// worker that the OpenMP step left spinning, and there are two pools to hand off between.
+/// The setting, not where the work lands: a parallel_for lent a pool without a registered
+/// range runner (kOpenmp in a process that has not registered oneDNN) runs on our worker.
+/// Set before planning or profiling; the LUT's protocol records it (env/measure.cc).
+void set_native_kernels_pool(ThreadPoolId pool);
+ThreadPoolId native_kernels_pool();
+
 /// A job on `pool`'s two threads: each runs a busy item of `item_us` microseconds, so a
 /// profiler can time how long the pool takes to start after another pool ran (a hand-off).
 using PoolJobFn = void (*)(double item_us);
