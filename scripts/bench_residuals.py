@@ -59,7 +59,11 @@ def main():
 
 
 def pool_of(step):
-    """The cpu1 pool of a 2-thread step, None for a 1-thread one."""
+    """The cpu1 pool of a 2-thread step, None for a 1-thread one: the steps CSV's pool column
+    where it has one (what the executor ran it on), else read from the name (older CSVs, from
+    when native kernels always ran on our worker)."""
+    if step.get("pool"):
+        return None if step["pool"] == "caller" else step["pool"]
     name = step["name"]
     if not name.endswith("_t2"):
         return None

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
 #include "explorer/cli/cli.h"
@@ -50,6 +52,18 @@ std::vector<int> thread_caps(const Args& args) {
   return caps;
 }
 
+// A LUT whose native kernels ran on another pool than this process's (its protocol's
+// native_kernels_on, absent: our worker) still plans, but its native figures and hand-offs
+// were timed on that pool: say so rather than refuse (an A/B reads old LUTs on purpose).
+void warn_if_native_pool_differs(const Lut& lut, const std::string& path) {
+  const nlohmann::json j = nlohmann::json::parse(lut.protocol_json, nullptr, false);
+  const std::string lut_pool = j.is_object() ? j.value("native_kernels_on", to_string(ThreadPoolId::kNative)) : "";
+  const std::string here = to_string(native_kernels_pool());
+  if (!lut_pool.empty() && lut_pool != here)
+    std::fprintf(stderr, "layerwise bench: note: %s timed native kernels on the '%s' pool, this process runs them on '%s' (LAYERWISE_NATIVE_POOL)\n",
+                 path.c_str(), lut_pool.c_str(), here.c_str());
+}
+
 // Loads or profiles the LUT of every model first, so that no measurement runs beside profiling.
 std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, ProgressLine& line) {
   ProfileOptions po = profile_options(args);
@@ -68,6 +82,7 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
     else if (args.get("lut-statistic", "median") != "median") throw UsageError("--lut-statistic: median or min");
     line.finish();
     std::fprintf(stderr, "%s %s\n", profiled ? "profiled" : "reusing", path.c_str());
+    warn_if_native_pool_differs(luts[i], path);
   }
   return luts;
 }
