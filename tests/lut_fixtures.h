@@ -46,7 +46,11 @@ inline Lut random_dag_lut(uint64_t seed, int n, int max_impls, int formats) {
     std::vector<Impl> impls;
     const int k = 1 + rng.below(max_impls);
     for (int a = 0; a < k; ++a) {
-      Impl m = impl("x", rng.below(formats), rng.below(formats), 0.1 + 10 * rng.uniform());
+      // (one draw per statement: the order of a call's arguments is the compiler's, and the
+      // sanitizer build drew other DAGs than the plain one)
+      const int in_format = rng.below(formats);
+      const int out_format = rng.below(formats);
+      Impl m = impl("x", in_format, out_format, 0.1 + 10 * rng.uniform());
       m.memory_bytes = {int64_t(rng.below(5000)), int64_t(rng.below(3000)), int64_t(1000 + rng.below(4000))};
       if (rng.uniform() < 0.15) m.status = ImplStatus::kUnsupported;
       if (rng.uniform() < 0.1) m.fused_activation = true;

@@ -30,7 +30,8 @@ TEST_CASE("exact: equals brute force on 1000 random small DAGs") {
   int solved = 0, infeasible = 0, branched = 0;
   for (uint64_t seed = 0; solved < 1000; ++seed) {
     Rng r(seed * 7919 + 1);
-    Lut lut = random_dag_lut(seed, 3 + r.below(6), 2 + r.below(3), 2 + r.below(2));
+    const int n = 3 + r.below(6), impls = 2 + r.below(3), formats = 2 + r.below(2);  // drawn in this order
+    Lut lut = random_dag_lut(seed, n, impls, formats);
     const double want = brute_force(lut);
     const std::optional<Problem> p = compile_feasible(lut, want);
     if (!p) {

@@ -25,7 +25,8 @@ TEST_CASE("one cost model: exact == ILP == brute force on 300 random DAGs with f
   int solved = 0, infeasible = 0, shared = 0;
   for (uint64_t seed = 0; solved < 300; ++seed) {
     Rng r(seed * 104729 + 3);
-    Lut lut = fanout_dag_lut(seed, 4 + r.below(4), 2 + r.below(3), 2 + r.below(2));
+    const int n = 4 + r.below(4), impls = 2 + r.below(3), formats = 2 + r.below(2);  // drawn in this order
+    Lut lut = fanout_dag_lut(seed, n, impls, formats);
     std::vector<int> brute;
     const double want = brute_force(lut, &brute);
     const std::optional<Problem> compiled = compile_feasible(lut, want);
@@ -83,7 +84,8 @@ TEST_CASE("peak-memory limit: exact and ILP give the best deployment within it; 
   int checked = 0, binding = 0, searched = 0;
   for (uint64_t seed = 0; checked < 60 && seed < 2000; ++seed) {
     Rng r(seed * 7 + 11);
-    Lut lut = fanout_dag_lut(seed + 900, 4 + r.below(3), 2 + r.below(3), 2);
+    const int n = 4 + r.below(3), impls = 2 + r.below(3);  // drawn in this order
+    Lut lut = fanout_dag_lut(seed + 900, n, impls, 2);
     Problem p;
     if (!compile_problem(lut, &p).is_ok()) continue;
     std::vector<int> fastest;

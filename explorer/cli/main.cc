@@ -37,7 +37,8 @@ void reexec_with_short_omp_spin() {
 
 // LAYERWISE_NATIVE_POOL=native|openmp: where native kernels' 2-thread steps run (libs/ops/
 // thread_pool.h set_native_kernels_pool; libgomp's team unless set). For A/B runs against
-// our own worker; a LUT profiled with one is re-profiled under the other (its protocol).
+// our own worker. The LUT's protocol records the setting: the pipeline's LUT cache profiles
+// anew under the other, and bench says when a LUT it reuses was timed on the other pool.
 bool apply_native_pool_choice() {
   const char* v = std::getenv("LAYERWISE_NATIVE_POOL");
   if (!v) return true;
