@@ -38,7 +38,6 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   warm.threads = std::max(d.from.threads, d.to.threads);
   warm.buffers = {{in.data(), in.bytes()}};
   warm.start_as_in_network(protocol, out.data(), out.bytes(), conversion_pool(d));
-  ScopedRangePool lend(int(conversion_pool(d)));
   LW_RETURN_IF_ERROR(measure(protocol, [&] { return prim->run(); }, &stats, &warm));
   *ms = stats.median;
   return Status::ok();

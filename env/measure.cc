@@ -143,6 +143,7 @@ constexpr double kWakeItemUs = 1.0;
 }  // namespace
 
 void WarmSet::start_as_in_network(const Protocol& p, const void* out, size_t out_bytes, ThreadPoolId pool) {
+  this->pool = pool;
   if (!p.cold_cache || !p.cover_shared_cache) return;
   shared_buffers.emplace_back(out, out_bytes);
   if (pool != ThreadPoolId::kCaller) wake = [pool] { run_pool_job(pool, kWakeItemUs); };
@@ -173,6 +174,7 @@ void evict_private_caches(int threads, bool dirty) {
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm,
                const GiveUp* give_up, bool* gave_up) {
   if (gave_up) *gave_up = false;
+  ScopedRangePool lend(warm ? int(warm->pool) : -1);  // (the preparation inside it, as before)
   using clock = std::chrono::steady_clock;
   auto prepare = [&] {
     if (!p.cold_cache || !warm) return;

@@ -126,10 +126,14 @@ struct WarmSet {
   /// eviction, touching no memory: how old the layer's weights are when it runs in the
   /// network (Protocol::age_streamed_weights; 0: no wait).
   double age_ms = 0;
+  /// The pool the step runs on in the network: measure() lends it to the step's parallel_for
+  /// (ScopedRangePool), as the executor does, under every protocol.
+  ThreadPoolId pool = ThreadPoolId::kCaller;
 
-  /// With p.cold_cache and p.cover_shared_cache, a step that writes `out` on `pool` starts as
-  /// inside the network: the output read into the shared cache (shared_buffers) and the
-  /// pool woken last (wake; nothing for the caller). Layers and conversions alike.
+  /// Sets `pool`; with p.cold_cache and p.cover_shared_cache, a step that writes `out` on
+  /// `pool` also starts as inside the network: the output read into the shared cache
+  /// (shared_buffers) and the pool woken last (wake; nothing for the caller). Layers and
+  /// conversions alike.
   void start_as_in_network(const Protocol& p, const void* out, size_t out_bytes, ThreadPoolId pool);
 };
 

@@ -308,8 +308,7 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   warm.flush_bytes = flush_bytes_for(*args.layer, *prim, args.desc.dtype_in);
   warm.age_ms = weights_age_ms(i, args.desc, prim->packed_weight_bytes());
   for (const Tensor& t : inputs) warm.buffers.emplace_back(t.data(), t.bytes());
-  const ThreadPoolId pool = thread_pool_of(args.desc.library, args.desc.threads);
-  warm.start_as_in_network(o_.protocol, out.data(), out.bytes(), pool);
+  warm.start_as_in_network(o_.protocol, out.data(), out.bytes(), thread_pool_of(args.desc.library, args.desc.threads));
   // An output the primitive reads first (a residual it adds to) is an input, in the network
   // made shortly before: read back after the eviction, before the inputs (so that a large
   // one does not push them out). Left to start in the shared cache, it came from there or
@@ -317,7 +316,6 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   // timed ~0.17 or ~0.4 ms, 0.16 ms in the network (results/reference/int8-layers/final/).
   if (acc >= 0) warm.buffers.insert(warm.buffers.begin(), {out.data(), out.bytes()});
   ScopedPin pin;
-  ScopedRangePool lend{int(pool)};  // on the pool the executor runs it on
   const auto t1 = clock_type::now();
   // The protocol's warm-up is the primitive's first run: some primitives finish their setup
   // there (LibTorch's quantized oneDNN conv ran 2x slower until then).
