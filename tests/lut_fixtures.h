@@ -158,22 +158,31 @@ inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
   return total;
 }
 
+/// Calls f(a) for every assignment a of the LUT (a[i]: an index into layer i's impls), in
+/// odometer order, layer 0 turning fastest.
+template <typename F>
+void for_each_assignment(const Lut& lut, F&& f) {
+  const int n = int(lut.layers.size());
+  std::vector<int> a(n, 0);
+  for (;;) {
+    f(static_cast<const std::vector<int>&>(a));
+    int i = 0;
+    while (i < n && ++a[i] == int(lut.layers[i].impls.size())) a[i++] = 0;
+    if (i == n) return;
+  }
+}
+
 /// Minimum latency over every assignment (with the assignment), by enumeration; with
 /// `max_memory` > 0 only over those whose peak memory (lut_peak_memory) is within it.
 inline double brute_force(const Lut& lut, std::vector<int>* best = nullptr, int64_t max_memory = 0) {
-  const int n = int(lut.layers.size());
-  std::vector<int> a(n, 0);
   double opt = std::numeric_limits<double>::infinity();
-  for (;;) {
+  for_each_assignment(lut, [&](const std::vector<int>& a) {
     const double l = lut_latency(lut, a);
     if (l < opt && (max_memory <= 0 || lut_peak_memory(lut, a) <= max_memory)) {
       opt = l;
       if (best) *best = a;
     }
-    int i = 0;
-    while (i < n && ++a[i] == int(lut.layers[i].impls.size())) a[i++] = 0;
-    if (i == n) break;
-  }
+  });
   return opt;
 }
 

@@ -339,11 +339,10 @@ TEST_CASE("native kernels' 2-thread steps run on native_kernels_pool(): libgomp'
   Network net = testers::small_model("mobilenetv2");
   std::vector<ImplDesc> plan;
   REQUIRE(library_assignment(net, default_registry(), Library::kNative, 2, &plan).is_ok());
-  const ThreadPoolId setting = native_kernels_pool();
-  CHECK(setting == ThreadPoolId::kOpenmp);  // the default
+  CHECK(native_kernels_pool() == ThreadPoolId::kOpenmp);  // the default
   for (ThreadPoolId pool : {ThreadPoolId::kNative, ThreadPoolId::kOpenmp}) {
     CAPTURE(to_string(pool));
-    set_native_kernels_pool(pool);
+    ScopedNativeKernelsPool set(pool);
     CHECK(thread_pool_of(Library::kNative, 2) == pool);
     CHECK(thread_pool_of(Library::kOpenBLAS, 2) == pool);
     CHECK(thread_pool_of(Library::kNative, 1) == ThreadPoolId::kCaller);
@@ -360,7 +359,6 @@ TEST_CASE("native kernels' 2-thread steps run on native_kernels_pool(): libgomp'
     CHECK(native_steps > 5);
     CHECK(run_vs_reference(net, plan) <= 1e-2);
   }
-  set_native_kernels_pool(setting);
 }
 
 TEST_CASE("ScopedRangePool: parallel_for's second half runs on the lent pool's cpu1 thread") {

@@ -33,13 +33,6 @@ int pool_of(const Impl& m) {
   return int(native_kernels_pool());  // native kernels, OpenBLAS
 }
 
-// Sets where native kernels run for a scope (libs/ops/thread_pool.h), then restores it.
-struct NativeKernelsOn {
-  ThreadPoolId old = native_kernels_pool();
-  explicit NativeKernelsOn(ThreadPoolId p) { set_native_kernels_pool(p); }
-  ~NativeKernelsOn() { set_native_kernels_pool(old); }
-};
-
 // The hand-offs of an assignment as a state machine over the steps in layer order, written
 // apart from env/cost.cc: the current pool starts and ends at the caller; a fused pseudo-impl
 // leaves it as it is; a hand-off into layer i's pool is read at the fastest ok impl of layer i
@@ -66,33 +59,24 @@ double lut_handoffs(const Lut& lut, const std::vector<int>& a) {
 }
 
 double brute_with_handoffs(const Lut& lut, std::vector<int>* best) {
-  const int n = int(lut.layers.size());
-  std::vector<int> a(n, 0);
   double opt = kInf;
-  for (;;) {
+  for_each_assignment(lut, [&](const std::vector<int>& a) {
     const double l = lut_latency(lut, a) + lut_handoffs(lut, a);
     if (l < opt) opt = l, *best = a;
-    int i = 0;
-    while (i < n && ++a[i] == int(lut.layers[i].impls.size())) a[i++] = 0;
-    if (i == n) break;
-  }
+  });
   return opt;
 }
 
 // The best latency with hand-offs among the deployments that are optimal without them (to
-// 1e-9): above the optimum with hand-offs when they move it, however ties among the plain
-// optima are broken (which tie a brute force keeps can change with the compiler's flags).
+// 1e-9): above the optimum with hand-offs when they move it, whichever of several tied plain
+// optima a brute force would keep.
 double best_plain_optimum_with_handoffs(const Lut& lut) {
   const double plain = brute_force(lut);
-  const int n = int(lut.layers.size());
-  std::vector<int> a(n, 0);
   double best = kInf;
-  for (;;) {
-    if (lut_latency(lut, a) <= plain + 1e-9) best = std::min(best, lut_latency(lut, a) + lut_handoffs(lut, a));
-    int i = 0;
-    while (i < n && ++a[i] == int(lut.layers[i].impls.size())) a[i++] = 0;
-    if (i == n) break;
-  }
+  for_each_assignment(lut, [&](const std::vector<int>& a) {
+    const double l = lut_latency(lut, a);
+    if (l <= plain + 1e-9) best = std::min(best, l + lut_handoffs(lut, a));
+  });
   return best;
 }
 
@@ -207,7 +191,7 @@ TEST_CASE("hand-offs: a change of thread set alone wakes no pool: no detour char
   CHECK(conversion_pool({t1, t2}) == ThreadPoolId::kCaller);
   CHECK(conversion_pool({t2, t1}) == ThreadPoolId::kCaller);
   for (ThreadPoolId on : {ThreadPoolId::kNative, ThreadPoolId::kOpenmp}) {  // a data move: the native kernels' pool
-    NativeKernelsOn set(on);
+    ScopedNativeKernelsPool set(on);
     CHECK(conversion_pool({t1, nchw2}) == on);
     CHECK(conversion_pool({t2, Format{Layout::kNHWC, DType::kI8, 2}}) == on);
     CHECK(conversion_pool({nchw2, t1}) == ThreadPoolId::kCaller);
@@ -217,7 +201,7 @@ TEST_CASE("hand-offs: a change of thread set alone wakes no pool: no detour char
 // The same random DAGs with native kernels on their own pool (four pools) and on libgomp's
 // team (three: native and oneDNN steps then share one).
 void check_random_dags_with_handoffs(ThreadPoolId native_on, int min_moved) {
-  NativeKernelsOn set(native_on);
+  ScopedNativeKernelsPool set(native_on);
   int solved = 0, moved = 0;
   for (uint64_t seed = 0; solved < 150; ++seed) {
     Rng r(seed * 7919 + 11);

@@ -124,6 +124,17 @@ std::optional<ThreadPoolId> parse_thread_pool(const std::string& s);
 /// Set before planning or profiling; the LUT's protocol records it (env/measure.cc).
 void set_native_kernels_pool(ThreadPoolId pool);
 ThreadPoolId native_kernels_pool();
+/// Sets native_kernels_pool() for a scope and restores the previous setting (tests, A/B code).
+class ScopedNativeKernelsPool {
+ public:
+  explicit ScopedNativeKernelsPool(ThreadPoolId pool) : previous_(native_kernels_pool()) { set_native_kernels_pool(pool); }
+  ~ScopedNativeKernelsPool() { set_native_kernels_pool(previous_); }
+  ScopedNativeKernelsPool(const ScopedNativeKernelsPool&) = delete;
+  ScopedNativeKernelsPool& operator=(const ScopedNativeKernelsPool&) = delete;
+
+ private:
+  ThreadPoolId previous_;
+};
 
 /// A job on `pool`'s two threads: each runs a busy item of `item_us` microseconds, so a
 /// profiler can time how long the pool takes to start after another pool ran (a hand-off).
