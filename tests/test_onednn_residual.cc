@@ -12,6 +12,7 @@
 #include "env/cost.h"
 #include "env/env.h"
 #include "env/profiler.h"
+#include "libs/core/cpu.h"
 #include "libs/exec/backends.h"
 #include "libs/exec/executor.h"
 #include "libs/onednn/onednn.h"
@@ -202,7 +203,8 @@ TEST_CASE("onednn int8 conv + residual add (+ relu): within one step of the int8
     CHECK(ran == plain);  // the residual form runs wherever the plain int8 conv runs
     checked += ran;
   }
-  CHECK(checked > 0);
+  if (cpu_has_int8_dot()) CHECK(checked > 0);
+  else CHECK(checked == 0);  // oneDNN's int8 convs are refused without VNNI (dnnl_conv.cc)
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // weights) within one quantisation step of the int8 reference (libs/quant).
 #include <doctest/doctest.h>
 
+#include "libs/core/cpu.h"
 #include "libs/torch/torch_backend.h"
 #include "libs/torch/torch_ops_common.h"
 #include "tests/testers/conv_tester.h"
@@ -50,8 +51,11 @@ TEST_CASE("torch conv2d int8 through QNNPACK and oneDNN, per-tensor and per-chan
   const auto ran = test_convs(registry(), descs, shapes);
   for (size_t i = 0; i < descs.size(); ++i) {
     INFO(descs[i].name());
-    CHECK(ran[i].supported == expected);  // every such shape, none other
-    CHECK(ran[i].reshaped == expected);
+    // The oneDNN engine's u8 x s8 sums saturate without VNNI: refused there (torch_backend.cc).
+    const bool onednn_engine = descs[i].algorithm == Algorithm::kOnednn || descs[i].algorithm == Algorithm::kOnednnPerChannel;
+    const int here = onednn_engine && !cpu_has_int8_dot() ? 0 : expected;
+    CHECK(ran[i].supported == here);  // every such shape, none other
+    CHECK(ran[i].reshaped == here);
   }
 }
 

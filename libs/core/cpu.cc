@@ -52,6 +52,8 @@ bool cpu_has(const std::string& feature, const std::string& extra_mask) {
   return cpu_flags().count(feature) > 0;
 }
 
+bool cpu_has_int8_dot() { return cpu_has("avx512_vnni") || cpu_has("avx_vnni"); }
+
 std::vector<std::string> cpu_missing(const std::vector<std::string>& wanted, const std::string& extra_mask) {
   std::vector<std::string> missing;
   for (const std::string& w : wanted)

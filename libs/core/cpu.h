@@ -24,6 +24,12 @@ std::vector<std::string> cpu_missing(const std::vector<std::string>& wanted, con
 /// avx512dq, avx2, fma all present and unmasked) or the baseline x86-64 build. Decided once.
 bool cpu_use_avx512_kernels();
 
+/// Whether the CPU multiplies u8 x s8 into 32-bit sums in one instruction (AVX512-VNNI or
+/// AVX-VNNI). Without it, x86 int8 kernels use vpmaddubsw, whose pairwise u8 x s8 sums
+/// saturate at 16 bits once activations and weights use their full range: oneDNN's u8
+/// convolutions then return wrong values (its "Nuances of int8 Computations").
+bool cpu_has_int8_dot();
+
 }  // namespace lw
 
 namespace lw {

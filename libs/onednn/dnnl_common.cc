@@ -68,6 +68,12 @@ bool native_bf16() {
   return p.find("bf16") != std::string::npos && p.rfind("ref", 0) != 0;
 }
 
+bool avx512_isa() {
+  using isa = dnnl::cpu_isa;
+  static const isa e = dnnl::get_effective_cpu_isa();
+  return e == isa::avx512_core || e == isa::avx512_core_vnni || e == isa::avx512_core_bf16 || e == isa::avx512_core_amx;
+}
+
 Status supports_dtype(DType d) {
   if (d == DType::kBF16 && !native_bf16())
     return unsupported("bf16 needs AVX512-BF16 or AMX; oneDNN's bf16 convolution here is '" + bf16_probe() + "'");

@@ -38,6 +38,8 @@ Status guard(StatusCode code, F&& f) {
 /// kernel it picks for a small bf16 convolution.
 bool native_bf16();
 std::string bf16_kernel();
+/// Whether oneDNN dispatches to AVX-512 code here (its effective ISA is an avx512 one).
+bool avx512_isa();
 /// bf16 needs AVX512-BF16 or AMX: unsupported otherwise, with the kernel oneDNN would use.
 Status supports_dtype(DType d);
 /// Unsupported when oneDNN would run its reference (scalar) kernel: never worth measuring.

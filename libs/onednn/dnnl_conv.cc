@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "libs/core/cpu.h"
 #include "libs/onednn/dnnl_common.h"
 #include "libs/quant/quant.h"
 
@@ -283,10 +284,21 @@ Quants probe_quants(const Layer& l) {
   return {kProbeQuant, kProbeQuant, kProbeQuant, std::vector<float>(size_t(l.out_channels), 0.01f)};
 }
 
+// Without VNNI oneDNN multiplies u8 x s8 with vpmaddubsw, whose pairwise sums saturate at
+// 16 bits (255 * 127 * 2 > 32767): on a Zen 3 its u8 convs were off the int8 reference by
+// tens of steps, its s8 convs (it halves their weights in its reorder) by 2 and its inner
+// products by up to 69 (tests/test_onednn). Refused there, never wrong.
+Status supports_int8_dot(const ImplDesc& d) {
+  if (d.dtype_in == DType::kI8 && !cpu_has_int8_dot())
+    return unsupported("oneDNN's int8 conv / inner product without VNNI saturates 16-bit u8 x s8 pair sums (vpmaddubsw)");
+  return Status::ok();
+}
+
 }  // namespace
 
 Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   LW_RETURN_IF_ERROR(check_impl(d, l, in));
+  LW_RETURN_IF_ERROR(supports_int8_dot(d));
   if (d.algorithm == Algorithm::kWinograd && (l.window.kh != 3 || l.window.kw != 3 || l.window.stride_h != 1 ||
                                               l.window.stride_w != 1 || l.groups != 1))
     return unsupported("oneDNN's Winograd is for dense 3x3 stride-1 convolutions");
@@ -300,6 +312,7 @@ Status supports_conv(const ImplDesc& d, const Layer& l, const std::vector<Shape>
 
 Status supports_fc(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   LW_RETURN_IF_ERROR(check_impl(d, l, in));
+  LW_RETURN_IF_ERROR(supports_int8_dot(d));
   if (layout_block(d.layout_out) > 1) return unsupported("an inner product writes a plain N x K output");
   if (l.fused_activation != LayerKind::kInput) return unsupported("fully-connected with a fused activation");
   return guard(StatusCode::kUnsupported, [&] {

@@ -13,8 +13,11 @@
 /// following activation as an eltwise post-op, or compute the residual add after them (and
 /// its activation) by accumulating into the residual with a sum post-op (int8: scaled by the
 /// residual's scale over the output's, its zero point in the bias). Implementations this CPU
-/// cannot run (bf16 without AVX512-BF16 or AMX) or for which oneDNN has only its reference kernel are
-/// `unsupported` with the reason. Thread sets: the OpenMP team oneDNN was built with,
+/// cannot run (bf16 without AVX512-BF16 or AMX), cannot run right (int8 conv / inner product
+/// without VNNI: 16-bit pair sums saturate; nChw16c add / mul with a partial last block
+/// without AVX-512: writes past the output) or for which oneDNN has only its reference
+/// kernel (nChw16c without AVX-512) are `unsupported` with the reason. Thread sets: the
+/// OpenMP team oneDNN was built with,
 /// 1 or 2 threads, its worker pinned to the second CPU.
 #pragma once
 #include <string>

@@ -1,5 +1,6 @@
 // Registration of the torch implementations and their supports checks (no LibTorch
 // headers here).
+#include "libs/core/cpu.h"
 #include "libs/quant/quant.h"
 #include "libs/torch/torch_ops_common.h"
 
@@ -19,6 +20,12 @@ Status supports_conv_int8(const ImplDesc& d, const Layer& l, const std::vector<S
   const Window& w = l.window;
   if (w.pad_top != w.pad_bottom || w.pad_left != w.pad_right)
     return unsupported("torch quantized conv2d pads symmetrically");
+  // LibTorch's oneDNN engine reads the activations as u8: without VNNI its u8 x s8 pair sums
+  // saturate at 16 bits (PyTorch warns of it for its onednn qconfig; reduce_range, i.e.
+  // 7-bit activations, would avoid it but our int8 activations are shared by all backends).
+  const bool onednn_engine = d.algorithm == Algorithm::kOnednn || d.algorithm == Algorithm::kOnednnPerChannel;
+  if (onednn_engine && !cpu_has_int8_dot())
+    return unsupported("LibTorch's oneDNN int8 conv without VNNI saturates 16-bit u8 x s8 pair sums (vpmaddubsw)");
   int8_t lo, hi;
   return activation_bounds_int8(l.fused_activation, QuantParams{}, &lo, &hi);
 }
