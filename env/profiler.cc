@@ -796,4 +796,23 @@ Status remeasure_impls(const Network& net, const Registry& registry, const Profi
   return p.remeasure(which, lut);
 }
 
+std::string lut_refused_here(const Lut& lut, const Network& net, const Registry& registry) {
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < net.layers.size(); ++i) index[net.layers[i].name] = int(i);
+  for (const LutLayer& ll : lut.layers) {
+    auto at = index.find(ll.name);
+    if (at == index.end()) continue;  // lut_mismatch judges the model
+    std::map<std::string, Status> here;
+    for (const Impl& m : ll.impls) {
+      if (!m.ok() || m.is_fused_consumer() || m.library == "input") continue;
+      if (here.empty())
+        for (Candidate& c : registry.candidates(net, at->second)) here[c.desc.name()] = c.supported;
+      auto h = here.find(m.name);
+      if (h == here.end()) return m.name + " (layer '" + ll.name + "') is not an implementation of this build";
+      if (!h->second.is_ok()) return m.name + " (layer '" + ll.name + "') is refused here: " + h->second.message();
+    }
+  }
+  return "";
+}
+
 }  // namespace lw

@@ -118,4 +118,10 @@ Status profile_network(const Network& net, const Registry& registry, const Profi
 Status remeasure_impls(const Network& net, const Registry& registry, const ProfileOptions& options,
                        const std::vector<std::pair<int, std::string>>& which, Lut* lut);
 
+/// Why `lut` does not describe what this build can run for `net` here ("" when it does):
+/// an implementation it measured that `registry` now refuses (or no longer has), e.g. after
+/// a Layerwise update that found a kernel wrong on this CPU. A cached LUT like that is
+/// profiled anew; a given one is an error, since a search on it can pick what cannot run.
+std::string lut_refused_here(const Lut& lut, const Network& net, const Registry& registry);
+
 }  // namespace lw

@@ -184,6 +184,20 @@ TEST_CASE("run: an interrupted run resumes in its own directory, keeping finishe
   CHECK(b.err.find("resuming unfinished run") != std::string::npos);
   CHECK(fs::exists(dir + "/replay.json"));
   CHECK(fs::last_write_time(dir + "/search/qlearning__s3/solutions.csv") == searched);
+  // Killed again, and its LUT changed meanwhile (here: rewritten with a trailing space): the
+  // search results are of another LUT, so the run starts over in a new folder.
+  std::ofstream(dir + "/run.json") << state;
+  std::string lut;
+  for (const auto& e : fs::directory_iterator(fs::path(dir).parent_path() / "luts"))
+    if (e.path().extension() == ".json") lut = e.path().string();
+  REQUIRE(!lut.empty());
+  const std::string text = slurp(lut);
+  std::ofstream(lut) << text << ' ';
+  Result c = run("run " + exp + " --quiet");
+  REQUIRE(c.code == 0);
+  CHECK(c.err.find("searched another LUT: starting a new run") != std::string::npos);
+  CHECK(run_dir_of(c) != dir);
+  CHECK(slurp(run_dir_of(c) + "/run.json").find("\"lut_hash\"") != std::string::npos);
   fs::remove_all(fs::path(dir).parent_path());
 }
 

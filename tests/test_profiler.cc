@@ -390,6 +390,37 @@ TEST_CASE("a checkpoint of another model is refused") {
   CHECK(s.message().find("checkpoint of another model") != std::string::npos);
 }
 
+TEST_CASE("a LUT that measured what this build refuses here is named with the implementation and the reason") {
+  Network net = tiny();
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), fast_options(""), &lut).is_ok());
+  CHECK(lut_refused_here(lut, net, native_registry()).empty());
+  // An implementation the registry refuses for that layer, written in as if it had run (a
+  // LUT of a build that still allowed it).
+  Impl* ran = nullptr;
+  std::string refused, why;
+  for (LutLayer& ll : lut.layers) {
+    int i = 0;
+    while (net.layers[size_t(i)].name != ll.name) ++i;
+    for (const Candidate& c : native_registry().candidates(net, i))
+      if (!c.supported.is_ok() && refused.empty()) refused = c.desc.name(), why = c.supported.message();
+    for (Impl& m : ll.impls)
+      if (m.ok() && !m.is_fused_consumer() && m.library != "input" && !refused.empty() && !ran) ran = &m;
+    if (ran) break;
+    refused.clear();
+  }
+  REQUIRE(ran);
+  const std::string was = ran->name;
+  ran->name = refused;
+  const std::string msg = lut_refused_here(lut, net, native_registry());
+  CHECK(msg.find(refused + " (layer '") == 0);
+  CHECK(msg.find("refused here: " + why) != std::string::npos);
+  ran->name = "conv2d_nchw_f32_nosuchlib_default_t1";
+  CHECK(lut_refused_here(lut, net, native_registry()).find("not an implementation of this build") != std::string::npos);
+  ran->name = was;
+  CHECK(lut_refused_here(lut, net, native_registry()).empty());
+}
+
 TEST_CASE("a LUT of another model, device or a synthetic one is refused with the reason") {
   Network net = tiny();
   Lut lut;

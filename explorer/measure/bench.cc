@@ -374,11 +374,13 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
     // A file that does not read as a LUT (cut short, edited, from another version) stays for
     // its owner to look at: a new profile would write over it.
     if (!s.is_ok()) return Status(s.code(), s.message() + " (move it away to profile " + net.name + " anew)");
-    if (lut_mismatch(*lut, net).empty()) {
+    const std::string refused = lut_mismatch(*lut, net).empty() ? lut_refused_here(*lut, net, registry) : "-";
+    if (refused.empty()) {
       // A LUT from before the executor's copies were measured: measure them now (not saved).
       if (!lut->runtime.measured()) return measure_runtime_costs(net, profile.protocol, &lut->runtime);
       return Status::ok();
     }
+    if (refused != "-") std::fprintf(stderr, "bench: %s: %s: profiling anew\n", path.c_str(), refused.c_str());
   }
   ProfileOptions p = profile;
   p.out_path = path;

@@ -75,6 +75,11 @@ Status RunDir::finish(const char* stage) {
   return save();
 }
 
+Status RunDir::set_lut_hash(const std::string& hash) {
+  state_["lut_hash"] = hash;
+  return save();
+}
+
 Status RunDir::complete() {
   state_["complete"] = true;
   return save();

@@ -26,6 +26,10 @@ class RunDir {
   bool resumed() const { return resumed_; }
   bool done(const char* stage) const;
   Status finish(const char* stage);
+  /// The content hash of the LUT this run searched ("" before its profile stage, or in a run
+  /// from before it was recorded).
+  std::string lut_hash() const { return state_.value("lut_hash", ""); }
+  Status set_lut_hash(const std::string& hash);
   Status complete();
 
  private:

@@ -101,6 +101,7 @@ Status load_given_lut(Run& r) {
   if (path.empty()) return Status::ok();
   Status s = load_lut(path, &r.lut);
   std::string why = s.is_ok() ? lut_mismatch(r.lut, r.net) : s.message();
+  if (why.empty()) why = lut_refused_here(r.lut, r.net, default_registry());
   return why.empty() ? Status::ok() : invalid_argument(r.config_path + ": /profile/lut: " + path + ": " + why);
 }
 
@@ -133,9 +134,13 @@ Status stage_profile(Run& r, RunSummary& sum) {
   r.lut_path = sum.lut_path = lut_cache_path(r.cfg, r.net, o);
   LW_RETURN_IF_ERROR(make_dirs(fs::path(r.lut_path).parent_path().string()));
   if (fs::exists(r.lut_path) && load_lut(r.lut_path, &r.lut).is_ok() && lut_mismatch(r.lut, r.net).empty()) {
-    sum.lut_reused = true;
-    std::fprintf(stderr, "profile: reusing %s\n", r.lut_path.c_str());
-    return Status::ok();
+    const std::string refused = lut_refused_here(r.lut, r.net, default_registry());
+    if (refused.empty()) {
+      sum.lut_reused = true;
+      std::fprintf(stderr, "profile: reusing %s\n", r.lut_path.c_str());
+      return Status::ok();
+    }
+    std::fprintf(stderr, "profile: %s: %s: profiling anew\n", r.lut_path.c_str(), refused.c_str());
   }
   o.out_path = r.lut_path;
   cli::ProgressLine line(r.opt.quiet);
@@ -308,6 +313,22 @@ std::vector<std::string> agent_names(const ExperimentConfig& c) {
   return v;
 }
 
+// A resumed run whose LUT changed since its search (profiled anew: a Layerwise update that
+// refuses a kernel here, a deleted cache, a LUT file edited in place) would filter search
+// results found on the old one, which may name what cannot run: it starts over in a new
+// folder and leaves the old one as it was.
+Status restart_if_lut_changed(Run& r) {
+  std::string data;
+  LW_RETURN_IF_ERROR(read_file(r.lut_path, &data));
+  const std::string hash = fnv1a_hex(data);
+  if (r.dir.resumed() && r.dir.lut_hash() != hash) {  // none recorded: a run of an older build
+    std::fprintf(stderr, "run %s searched another LUT: starting a new run\n", r.dir.path().c_str());
+    LW_RETURN_IF_ERROR(r.dir.open(r.cfg.output_dir, resolved_config(r.cfg),
+                                  run_id(r.net.name, agent_names(r.cfg), r.cfg.seeds), r.config_path, true));
+  }
+  return r.dir.set_lut_hash(hash);
+}
+
 }  // namespace
 
 Status run_experiment(const ExperimentConfig& cfg, const std::string& config_path, const RunOptions& opt,
@@ -322,6 +343,8 @@ Status run_experiment(const ExperimentConfig& cfg, const std::string& config_pat
   sum.run_dir = r.dir.path();
   sum.model = r.net.name;
   LW_RETURN_IF_ERROR(stage_profile(r, sum));
+  LW_RETURN_IF_ERROR(restart_if_lut_changed(r));
+  *run_dir = sum.run_dir = r.dir.path();
   sum.lut = &r.lut;
   LW_RETURN_IF_ERROR(r.dir.finish("profile"));
   LW_RETURN_IF_ERROR(stage_search(r, sum));
