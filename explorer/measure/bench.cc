@@ -374,13 +374,14 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
     // A file that does not read as a LUT (cut short, edited, from another version) stays for
     // its owner to look at: a new profile would write over it.
     if (!s.is_ok()) return Status(s.code(), s.message() + " (move it away to profile " + net.name + " anew)");
-    const std::string refused = lut_mismatch(*lut, net).empty() ? lut_refused_here(*lut, net, registry) : "-";
-    if (refused.empty()) {
+    std::string why = lut_mismatch(*lut, net);
+    if (why.empty()) why = lut_refused_here(*lut, net, registry);
+    if (why.empty()) {
       // A LUT from before the executor's copies were measured: measure them now (not saved).
       if (!lut->runtime.measured()) return measure_runtime_costs(net, profile.protocol, &lut->runtime);
       return Status::ok();
     }
-    if (refused != "-") std::fprintf(stderr, "bench: %s: %s: profiling anew\n", path.c_str(), refused.c_str());
+    std::fprintf(stderr, "bench: %s: %s: profiling anew\n", path.c_str(), why.c_str());
   }
   ProfileOptions p = profile;
   p.out_path = path;
