@@ -815,4 +815,9 @@ std::string lut_refused_here(const Lut& lut, const Network& net, const Registry&
   return "";
 }
 
+std::string lut_unusable_here(const Lut& lut, const Network& net, const Registry& registry) {
+  std::string why = lut_mismatch(lut, net);
+  return why.empty() ? lut_refused_here(lut, net, registry) : why;
+}
+
 }  // namespace lw

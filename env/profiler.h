@@ -124,4 +124,8 @@ Status remeasure_impls(const Network& net, const Registry& registry, const Profi
 /// profiled anew; a given one is an error, since a search on it can pick what cannot run.
 std::string lut_refused_here(const Lut& lut, const Network& net, const Registry& registry);
 
+/// Why `lut` cannot be used for `net` here ("" when it can): lut_mismatch (env/device.h),
+/// else lut_refused_here.
+std::string lut_unusable_here(const Lut& lut, const Network& net, const Registry& registry);
+
 }  // namespace lw

@@ -52,8 +52,7 @@ TEST_CASE("torch conv2d int8 through QNNPACK and oneDNN, per-tensor and per-chan
   for (size_t i = 0; i < descs.size(); ++i) {
     INFO(descs[i].name());
     // The oneDNN engine's u8 x s8 sums saturate without VNNI: refused there (torch_backend.cc).
-    const bool onednn_engine = descs[i].algorithm == Algorithm::kOnednn || descs[i].algorithm == Algorithm::kOnednnPerChannel;
-    const int here = onednn_engine && !cpu_has_int8_dot() ? 0 : expected;
+    const int here = torch_ops::onednn_engine(descs[i].algorithm) && !cpu_has_int8_dot() ? 0 : expected;
     CHECK(ran[i].supported == here);  // every such shape, none other
     CHECK(ran[i].reshaped == here);
   }

@@ -374,8 +374,7 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
     // A file that does not read as a LUT (cut short, edited, from another version) stays for
     // its owner to look at: a new profile would write over it.
     if (!s.is_ok()) return Status(s.code(), s.message() + " (move it away to profile " + net.name + " anew)");
-    std::string why = lut_mismatch(*lut, net);
-    if (why.empty()) why = lut_refused_here(*lut, net, registry);
+    const std::string why = lut_unusable_here(*lut, net, registry);
     if (why.empty()) {
       // A LUT from before the executor's copies were measured: measure them now (not saved).
       if (!lut->runtime.measured()) return measure_runtime_costs(net, profile.protocol, &lut->runtime);

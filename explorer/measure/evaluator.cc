@@ -63,8 +63,7 @@ Status reference_outputs(const Network& net, const Registry& reg, const std::vec
 
 Status Evaluator::create(const Network& net, const Lut& lut, const EvalOptions& o, std::unique_ptr<Evaluator>* out) {
   if (!o.registry) return invalid_argument("evaluator: no registry");
-  std::string why = lut_mismatch(lut, net);
-  if (why.empty()) why = lut_refused_here(lut, net, *o.registry);
+  const std::string why = lut_unusable_here(lut, net, *o.registry);
   if (!why.empty()) return invalid_argument("the LUT does not describe network '" + net.name + "': " + why);
   auto s = std::make_unique<State>();
   s->net = &net;

@@ -100,8 +100,7 @@ Status load_given_lut(Run& r) {
   const std::string& path = r.cfg.lut_file;
   if (path.empty()) return Status::ok();
   Status s = load_lut(path, &r.lut);
-  std::string why = s.is_ok() ? lut_mismatch(r.lut, r.net) : s.message();
-  if (why.empty()) why = lut_refused_here(r.lut, r.net, default_registry());
+  const std::string why = s.is_ok() ? lut_unusable_here(r.lut, r.net, default_registry()) : s.message();
   return why.empty() ? Status::ok() : invalid_argument(r.config_path + ": /profile/lut: " + path + ": " + why);
 }
 

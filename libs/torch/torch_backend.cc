@@ -23,8 +23,7 @@ Status supports_conv_int8(const ImplDesc& d, const Layer& l, const std::vector<S
   // LibTorch's oneDNN engine reads the activations as u8: without VNNI its u8 x s8 pair sums
   // saturate at 16 bits (PyTorch warns of it for its onednn qconfig; reduce_range, i.e.
   // 7-bit activations, would avoid it but our int8 activations are shared by all backends).
-  const bool onednn_engine = d.algorithm == Algorithm::kOnednn || d.algorithm == Algorithm::kOnednnPerChannel;
-  if (onednn_engine && !cpu_has_int8_dot())
+  if (torch_ops::onednn_engine(d.algorithm) && !cpu_has_int8_dot())
     return unsupported("LibTorch's oneDNN int8 conv without VNNI saturates 16-bit u8 x s8 pair sums (vpmaddubsw)");
   int8_t lo, hi;
   return activation_bounds_int8(l.fused_activation, QuantParams{}, &lo, &hi);

@@ -15,6 +15,9 @@ int64_t prepacked_output_copies();
 Status create_fc_f32(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
 Status create_conv_int8(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
 
+/// Whether an int8 conv's algorithm runs on LibTorch's oneDNN quantized engine (else QNNPACK).
+inline bool onednn_engine(Algorithm a) { return a == Algorithm::kOnednn || a == Algorithm::kOnednnPerChannel; }
+
 /// Sets the intra-op thread count and, for 2, pins the calling thread's OpenMP worker to
 /// the second CPU (outside timed regions: register and setup).
 void prepare_threads(int threads);

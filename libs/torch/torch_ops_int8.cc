@@ -21,9 +21,7 @@ constexpr int32_t kQuint8Offset = 128;  // quint8 = int8 + 128 (same scale)
 using Packed = c10::intrusive_ptr<ConvPackedParamsBase<2>>;
 
 bool per_channel(Algorithm a) { return a == Algorithm::kOnednnPerChannel || a == Algorithm::kQnnpackPerChannel; }
-at::QEngine engine(Algorithm a) {
-  return a == Algorithm::kQnnpack || a == Algorithm::kQnnpackPerChannel ? at::QEngine::QNNPACK : at::QEngine::ONEDNN;
-}
+at::QEngine engine(Algorithm a) { return onednn_engine(a) ? at::QEngine::ONEDNN : at::QEngine::QNNPACK; }
 
 // int8 weights (ours, so the int8 reference sees the same values) as a torch qint8 tensor.
 at::Tensor quantized_weight(const Layer& l, int cin_g, const QuantizedWeights& qw) {
