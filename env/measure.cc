@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <random>
 #include <unistd.h>
 
@@ -20,13 +22,17 @@ nlohmann::json Protocol::to_json() const {
   if (median_ci > 0) j["median_ci"] = median_ci;
   if (early_stop_margin > 0) j["early_stop_margin"] = early_stop_margin;
   if (cold_cache && cover_activations) {
-    j["copies_cover"] = "weights+activations";
+    // The activations as the arena the executor plans (every layer's output before
+    // 2026-11-27, "weights+activations").
+    j["copies_cover"] = "weights+arena";
     // In the implementation's activation type (env/profiler.cc passing_bytes; f32 for
     // every implementation before 2026-11-25).
     j["network_bytes_in"] = "implementation-dtype";
   }
   if (cold_cache && cover_shared_cache) {
     j["flush_at_least"] = "shared-cache";
+    // Its size as used (from sysfs; sysconf's before 2026-11-27, 8x too big on an EPYC VM).
+    j["shared_cache_bytes"] = shared_cache_bytes();
     j["output_starts_in"] = "shared-cache";
     j["thread_pool"] = "awake";
     j["conversions"] = "as-layers";  // the output and pool as above (not so before 2026-11-24)
@@ -149,15 +155,39 @@ void WarmSet::start_as_in_network(const Protocol& p, const void* out, size_t out
   if (pool != ThreadPoolId::kCaller) wake = [pool] { run_pool_job(pool, kWakeItemUs); };
 }
 
-size_t private_cache_bytes() {
-  long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return size_t(l1 > 0 ? l1 : 48 << 10) + size_t(l2 > 0 ? l2 : 2 << 20);
+namespace {
+
+// The size of cpu0's data or unified cache of `level` from sysfs, 0 if unknown. glibc's
+// sysconf derives L3 from CPUID and on an AMD EPYC VM (Zen 3) reported 256 MiB, the
+// sum over the socket's eight CCXs, where sysfs (and lscpu) gave the 32 MiB one core shares.
+size_t sysfs_cache_bytes(int level) {
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream lv(dir + "level"), type(dir + "type"), size(dir + "size");
+    int l = 0;
+    std::string t, sz;
+    if (!(lv >> l) || !(type >> t) || !(size >> sz)) continue;
+    if (l != level || t == "Instruction" || sz.empty()) continue;
+    const char unit = sz.back();
+    const size_t n = std::strtoull(sz.c_str(), nullptr, 10);
+    return unit == 'K' ? n << 10 : unit == 'M' ? n << 20 : unit == 'G' ? n << 30 : n;
+  }
+  return 0;
 }
 
-size_t shared_cache_bytes() {
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return l3 > 0 ? size_t(l3) : 0;
+size_t cache_bytes(int level, int sysconf_name, size_t fallback) {
+  if (const size_t b = sysfs_cache_bytes(level)) return b;
+  const long s = sysconf(sysconf_name);
+  return s > 0 ? size_t(s) : fallback;
 }
+
+}  // namespace
+
+size_t private_cache_bytes() {
+  return cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE, 48 << 10) + cache_bytes(2, _SC_LEVEL2_CACHE_SIZE, 2 << 20);
+}
+
+size_t shared_cache_bytes() { return cache_bytes(3, _SC_LEVEL3_CACHE_SIZE, 0); }
 
 void evict_private_caches(int threads, bool dirty) {
   static EvictionBuffers buffers;

@@ -37,9 +37,9 @@ struct Protocol {
   /// MobileNetV3-Large's small SE convolutions 2-4x faster than they run in the network.
   bool dirty_private = true;
   /// The bytes read between two timed runs (env/profiler.h cold_flush_bytes) cover, in the
-  /// implementation's own packed weight bytes, the network's weights and every layer's
-  /// output, all of which pass through the caches between two runs of a layer in the
-  /// network. Covering the weights
+  /// implementation's own packed weight bytes, the network's weights and its activation
+  /// arena (the outputs placed with reuse, as the executor plans them), all of which pass
+  /// through the caches between two runs of a layer in the network. Covering the weights
   /// only left MobileNetV2's int8 1280x1000 classifier (1.3 MB x 11 copies) in the shared
   /// cache: 0.022 ms in the LUT, 0.10 ms in the network (from memory).
   bool cover_activations = true;
@@ -160,9 +160,11 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
 /// n/2 -+ 0.98 sqrt(n), distribution-free); infinity below 5 samples.
 double median_ci_halfwidth(const std::vector<double>& sorted);
 
-/// Bytes of one core's private data caches (L1d + L2), from sysconf (2 MiB + 48 KiB if unknown).
+/// Bytes of one core's private data caches (L1d + L2), from sysfs (cpu0's cache indices), else
+/// sysconf (2 MiB + 48 KiB if unknown).
 size_t private_cache_bytes();
-/// The shared (last-level) cache's bytes, 0 when the system does not say.
+/// The shared (last-level, L3) cache's bytes as cpu0 sees it, from sysfs, else sysconf; 0
+/// when the system does not say.
 size_t shared_cache_bytes();
 
 /// Evicts the L1 and L2 of the cores of thread set `threads` by touching a buffer of twice

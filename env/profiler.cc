@@ -13,6 +13,7 @@
 #include "env/device.h"
 #include "env/profiler_early_stop.h"
 #include "env/speed_probe.h"
+#include "libs/exec/memory_plan.h"
 #include "libs/ir/network_json.h"
 #include "libs/quant/quant.h"
 #include "libs/ops/thread_pool.h"
@@ -105,11 +106,24 @@ int64_t network_weight_floats(const Network& net) {
   return n;
 }
 
-int64_t network_output_floats(const Network& net) {
-  int64_t n = 0;
-  for (const Layer& l : net.layers) n += l.out.elements();
-  return n;
+}  // namespace
+
+// The distinct activation elements one inference touches: its outputs placed in one arena
+// with reuse, as the executor plans them (libs/exec/memory_plan.h; without in-place steps,
+// which only shrink it). Every output's sum overstated it 4.5-11x on the bench models: on a Zen 3 VM a 63.5 MiB
+// flush (MobileNetV2's weights and every output) timed its oneDNN f32 convs 1.6-2.9x slower
+// than the network ran them, 8 MiB as the network did (results/reference/zen3/).
+int64_t network_arena_floats(const Network& net) {
+  std::vector<Buffer> b(net.layers.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    b[i] = {size_t(net.layers[i].out.elements()), int(i), int(i), -1};
+    for (int p : net.layers[i].inputs) b[p].last = std::max(b[p].last, int(i));
+  }
+  if (!b.empty()) b.back().last = int(b.size());  // the network's output is read after the run
+  return int64_t(plan_arena(b).arena_bytes);
 }
+
+namespace {
 
 // Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
 enum class Look { kMayStop, kSecondLook, kToTheEnd };
@@ -176,7 +190,7 @@ class Profiler {
   std::vector<double> link_at_;
   double waited_s_ = 0;  // spent waiting for the cores to be near again
   const int64_t net_weights_ = network_weight_floats(net_);
-  const int64_t net_outputs_ = network_output_floats(net_);
+  const int64_t net_arena_ = network_arena_floats(net_);
   clock_type::time_point start_ = clock_type::now();
   int64_t done_ = 0, total_ = 0;
 };
@@ -202,7 +216,7 @@ void Profiler::report(int layer, const std::string& current) {
   o_.progress(p);
 }
 
-// Inside a network every other layer's weights and every layer's output pass through the
+// Inside a network every other layer's weights and the activation arena pass through the
 // caches between two runs of a layer, so big layers find their weights in memory, not in L2
 // or the shared cache as they do when timed back to back (MobileNetV2's 1280x1000 FC ran 2x
 // slower in the network than in a warm profile). The cold-cache protocol reads that many
@@ -213,18 +227,18 @@ void Profiler::report(int layer, const std::string& current) {
 constexpr int kMaxCopies = 32;
 
 // The bytes the rest of the network moves through the caches between two runs of a layer,
-// its weights and outputs in `element_bytes` each: the implementation's own activation type,
+// its weights and activation arena in `element_bytes` each: the implementation's own activation type,
 // as an int8 layer's neighbours are int8 too. Counted in f32, MobileNetV2's int8 network
 // (~10 MB, which stays in a 32 MiB L3 from one inference to the next) flushed the shared
 // cache: on a Zen 4 VM the int8 deployments ran 7-14 % faster than predicted at 1 thread,
 // 2 % slower to 4 % faster with this count (results/reference/core-distance/int8-bytes/).
-int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
+int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_arena_floats,
                       size_t element_bytes) {
-  return int64_t(element_bytes) * (net_weight_floats + (p.cover_activations ? net_output_floats : 0));
+  return int64_t(element_bytes) * (net_weight_floats + (p.cover_activations ? net_arena_floats : 0));
 }
 
 size_t Profiler::flush_bytes_for(const Layer& l, const Primitive& prim, DType activations) const {
-  return cold_flush_bytes(o_.protocol, net_weights_, net_outputs_, weight_floats(l),
+  return cold_flush_bytes(o_.protocol, net_weights_, net_arena_, weight_floats(l),
                           prim.packed_weight_bytes(), shared_cache_bytes(), dtype_bytes(activations));
 }
 
@@ -301,7 +315,7 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   }
   std::vector<uint8_t> workspace(prim->workspace_bytes() + 64);
   LW_RETURN_IF_ERROR(prim->setup(in_ptrs, out.data(), workspace.data()));
-  const int64_t passing = passing_bytes(o_.protocol, net_weights_, net_outputs_, dtype_bytes(args.desc.dtype_in));
+  const int64_t passing = passing_bytes(o_.protocol, net_weights_, net_arena_, dtype_bytes(args.desc.dtype_in));
   WarmSet warm;
   warm.threads = args.desc.threads;
   warm.evict = size_t(passing) > private_cache_bytes();
@@ -767,12 +781,12 @@ Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which
 
 }  // namespace
 
-size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
+size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_arena_floats,
                         int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache, size_t element_bytes) {
   if (!p.cold_cache || packed_bytes == 0) return 0;
   int64_t copies = 1;
   if (p.cover_activations) {
-    const int64_t passing = passing_bytes(p, net_weight_floats, net_output_floats, element_bytes);
+    const int64_t passing = passing_bytes(p, net_weight_floats, net_arena_floats, element_bytes);
     const int64_t own = int64_t(packed_bytes);
     copies = (passing + own - 1) / own;
   } else if (own_weight_floats > 0) {

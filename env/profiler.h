@@ -88,11 +88,15 @@ struct ProfileOptions {
   std::function<double()> core_link_probe;
 };
 
+/// The distinct activation elements one inference of `net` touches: its outputs placed in
+/// one arena with reuse (libs/exec/memory_plan.h plan_arena, no in-place steps).
+int64_t network_arena_floats(const Network& net);
+
 /// The bytes of other data the cold-cache protocol reads before each timed run of a layer:
 /// what passes through the caches between two of its runs in the network, less the layer's
 /// own packed weights, capped at 31 times them or, with Protocol::cover_shared_cache, at
 /// `shared_cache` bytes if that is more. With Protocol::cover_activations, the network's
-/// weights and outputs of `element_bytes` each (the implementation's activation type: an
+/// weights and activation arena (its outputs placed with reuse) of `element_bytes` each (the implementation's activation type: an
 /// int8 layer's neighbours are int8 too, so an int8 network moves a quarter of the f32
 /// bytes), counted in copies of the implementation's packed weights; otherwise the
 /// network's f32 weights counted in the layer's f32 weights. 0 for a warm protocol or a layer
@@ -100,7 +104,7 @@ struct ProfileOptions {
 /// tried and not adopted, results/reference/int8-flush/; on a quiet Zen 4 VM it brought the
 /// int8 deployments from 7-14 % under their measurement to within 4 %, f32 unchanged,
 /// results/reference/core-distance/int8-bytes/.)
-size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_output_floats,
+size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_arena_floats,
                         int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache,
                         size_t element_bytes = 4);
 

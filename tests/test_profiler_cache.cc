@@ -40,16 +40,39 @@ struct Counted {
 
 }  // namespace
 
-TEST_CASE("cold protocol: the bytes read before each run cover the network's weights and outputs in the impl's own packed bytes") {
+TEST_CASE("cold protocol: the network's activations count as the arena the executor plans, not every output") {
+  // A chain: each output dies at the next layer, so two slots of the largest output serve
+  // every layer's output (and the input fits beside the first).
+  NetBuilder chain("chain", Shape{1, 3, 16, 16});
+  int x = 0;
+  for (int i = 0; i < 3; ++i) x = chain.conv(x, 8, 3);
+  const Network c = chain.finish();
+  int64_t outputs = 0;
+  for (const Layer& l : c.layers) outputs += l.out.elements();
+  CHECK(outputs == 3 * 16 * 16 + 3 * 8 * 16 * 16);
+  CHECK(network_arena_floats(c) == 2 * 8 * 16 * 16);
+  // A residual keeps its operand alive across the branch: three slots at the add.
+  NetBuilder res("residual", Shape{1, 8, 16, 16});
+  const int a = res.conv(0, 8, 3);
+  const int b = res.conv(res.conv(a, 8, 3), 8, 3);
+  res.add(a, b);
+  const Network r = res.finish();
+  CHECK(network_arena_floats(r) == 3 * 8 * 16 * 16);
+  // The network's output is read after the run: it never shares the slot of the input.
+  NetBuilder one("one", Shape{1, 8, 16, 16});
+  one.conv(0, 8, 3);
+  CHECK(network_arena_floats(one.finish()) == 2 * 8 * 16 * 16);
+}
+
+TEST_CASE("cold protocol: the bytes read before each run cover the network's weights and activations in the impl's own packed bytes") {
   NetBuilder b("one_conv", Shape{1, 3, 16, 16});
   b.conv(0, 8, 3);
   Network net = b.finish();
   init_random_weights(net, 1);
-  int64_t weights = 0, outputs = 0;  // what passes through the caches between two runs of the conv
-  for (const Layer& l : net.layers) {
-    weights += int64_t(l.weights.size() + l.bias.size());  // the conv's alone
-    outputs += l.out.elements();
-  }
+  int64_t weights = 0;  // what passes through the caches between two runs of the conv
+  for (const Layer& l : net.layers) weights += int64_t(l.weights.size() + l.bias.size());  // the conv's alone
+  const int64_t outputs = network_arena_floats(net);  // the input and the output, both live at the conv
+  CHECK(outputs == 3 * 16 * 16 + 8 * 16 * 16);
   const size_t cover = size_t(4 * (weights + outputs));
   // An f32-sized impl covering a third of it, one a quarter of that (int8 weights), and one
   // so small that the cap of 32 copies applies.
