@@ -198,6 +198,15 @@ TEST_CASE("run: an interrupted run resumes in its own directory, keeping finishe
   CHECK(c.err.find("searched another LUT: starting a new run") != std::string::npos);
   CHECK(run_dir_of(c) != dir);
   CHECK(slurp(run_dir_of(c) + "/run.json").find("\"lut_hash\"") != std::string::npos);
+  // The left run is kept, marked, and not offered again: the next run starts afresh (the
+  // new one completed) instead of resuming it and leaving it once more.
+  CHECK(slurp(dir + "/search/qlearning__s3/solutions.csv").size() > 0);
+  CHECK(slurp(dir + "/run.json").find("\"superseded_by\"") != std::string::npos);
+  Result d = run("run " + exp + " --quiet");
+  REQUIRE(d.code == 0);
+  CHECK(d.err.find("resuming unfinished run") == std::string::npos);
+  CHECK(d.err.find("searched another LUT") == std::string::npos);
+  CHECK(run_dir_of(d) != dir);
   fs::remove_all(fs::path(dir).parent_path());
 }
 

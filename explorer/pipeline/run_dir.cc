@@ -37,6 +37,7 @@ std::string find_unfinished(const std::string& root, const std::string& hash) {
   for (const auto& e : fs::directory_iterator(root, ec)) {
     json st = read_json_file((e.path() / "run.json").string());
     if (st.is_object() && st.value("config_hash", "") == hash && !st.value("complete", false) &&
+        !st.contains("superseded_by") &&
         (best.empty() || age_of(fs::path(best).filename().string()) < age_of(e.path().filename().string())))
       best = e.path().string();  // the newest
   }
@@ -82,6 +83,11 @@ Status RunDir::set_lut_hash(const std::string& hash) {
 
 Status RunDir::complete() {
   state_["complete"] = true;
+  return save();
+}
+
+Status RunDir::supersede(const std::string& by) {
+  state_["superseded_by"] = by;
   return save();
 }
 

@@ -31,6 +31,9 @@ class RunDir {
   std::string lut_hash() const { return state_.value("lut_hash", ""); }
   Status set_lut_hash(const std::string& hash);
   Status complete();
+  /// Leaves this unfinished run for the run at `by` (its search was of another LUT): kept
+  /// as it is, but never resumed again.
+  Status supersede(const std::string& by);
 
  private:
   Status save() const;

@@ -322,8 +322,11 @@ Status restart_if_lut_changed(Run& r) {
   const std::string hash = fnv1a_hex(data);
   if (r.dir.resumed() && r.dir.lut_hash() != hash) {  // none recorded: a run of an older build
     std::fprintf(stderr, "run %s searched another LUT: starting a new run\n", r.dir.path().c_str());
+    RunDir old = r.dir;
     LW_RETURN_IF_ERROR(r.dir.open(r.cfg.output_dir, resolved_config(r.cfg),
                                   run_id(r.net.name, agent_names(r.cfg), r.cfg.seeds), r.config_path, true));
+    // Else every later run of this config would resume it first and leave it again.
+    LW_RETURN_IF_ERROR(old.supersede(r.dir.path()));
   }
   return r.dir.set_lut_hash(hash);
 }
