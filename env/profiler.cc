@@ -110,9 +110,9 @@ int64_t network_weight_floats(const Network& net) {
 
 // The distinct activation elements one inference touches: its outputs placed in one arena
 // with reuse, as the executor plans them (libs/exec/memory_plan.h; without in-place steps,
-// which only shrink it). Every output's sum overstated it 4.5-11x on the bench models: on a Zen 3 VM a 63.5 MiB
-// flush (MobileNetV2's weights and every output) timed its oneDNN f32 convs 1.6-2.9x slower
-// than the network ran them, 8 MiB as the network did (results/reference/zen3/).
+// which only shrink it). Every output's sum overstated it 4.5-11x on the bench models: on a
+// Zen 3 VM a 63.5 MiB flush (MobileNetV2's weights and every output) timed its oneDNN f32
+// convs 1.6-2.9x slower than the network ran them (results/reference/zen3/).
 int64_t network_arena_floats(const Network& net) {
   std::vector<Buffer> b(net.layers.size());
   for (size_t i = 0; i < b.size(); ++i) {
@@ -227,8 +227,8 @@ void Profiler::report(int layer, const std::string& current) {
 constexpr int kMaxCopies = 32;
 
 // The bytes the rest of the network moves through the caches between two runs of a layer,
-// its weights and activation arena in `element_bytes` each: the implementation's own activation type,
-// as an int8 layer's neighbours are int8 too. Counted in f32, MobileNetV2's int8 network
+// its weights and activation arena in `element_bytes` each: the implementation's own
+// activation type, as an int8 layer's neighbours are int8 too. Counted in f32, MobileNetV2's int8 network
 // (~10 MB, which stays in a 32 MiB L3 from one inference to the next) flushed the shared
 // cache: on a Zen 4 VM the int8 deployments ran 7-14 % faster than predicted at 1 thread,
 // 2 % slower to 4 % faster with this count (results/reference/core-distance/int8-bytes/).

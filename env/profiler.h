@@ -96,9 +96,9 @@ int64_t network_arena_floats(const Network& net);
 /// what passes through the caches between two of its runs in the network, less the layer's
 /// own packed weights, capped at 31 times them or, with Protocol::cover_shared_cache, at
 /// `shared_cache` bytes if that is more. With Protocol::cover_activations, the network's
-/// weights and activation arena (its outputs placed with reuse) of `element_bytes` each (the implementation's activation type: an
-/// int8 layer's neighbours are int8 too, so an int8 network moves a quarter of the f32
-/// bytes), counted in copies of the implementation's packed weights; otherwise the
+/// weights and activation arena (network_arena_floats) of `element_bytes` each (the
+/// implementation's activation type: an int8 layer's neighbours are int8 too, so an int8
+/// network moves a quarter of the f32 bytes), counted in copies of the implementation's packed weights; otherwise the
 /// network's f32 weights counted in the layer's f32 weights. 0 for a warm protocol or a layer
 /// without weights. (On a noisy Zen 5 VM whose cores sat ~480 ns apart the int8 count was
 /// tried and not adopted, results/reference/int8-flush/; on a quiet Zen 4 VM it brought the
