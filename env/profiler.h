@@ -98,9 +98,9 @@ int64_t network_arena_floats(const Network& net);
 /// `shared_cache` bytes if that is more. With Protocol::cover_activations, the network's
 /// weights and activation arena (network_arena_floats) of `element_bytes` each (the
 /// implementation's activation type: an int8 layer's neighbours are int8 too, so an int8
-/// network moves a quarter of the f32 bytes), counted in copies of the implementation's packed weights; otherwise the
-/// network's f32 weights counted in the layer's f32 weights. 0 for a warm protocol or a layer
-/// without weights. (On a noisy Zen 5 VM whose cores sat ~480 ns apart the int8 count was
+/// network moves a quarter of the f32 bytes), counted in copies of the implementation's
+/// packed weights; otherwise the network's f32 weights counted in the layer's f32 weights.
+/// 0 for a warm protocol or a layer without weights. (On a noisy Zen 5 VM whose cores sat ~480 ns apart the int8 count was
 /// tried and not adopted, results/reference/int8-flush/; on a quiet Zen 4 VM it brought the
 /// int8 deployments from 7-14 % under their measurement to within 4 %, f32 unchanged,
 /// results/reference/core-distance/int8-bytes/.)
