@@ -104,13 +104,17 @@ void read_impl(JsonReader& r, int n_formats, Impl* m) {
   r.text("reason", &m->reason);
   // Unsupported implementations carry no measurement; only the median of an ok one is required.
   const bool need = m->ok();
-  required_object(r, "latency_ms", [&](JsonReader& l) {
-    l.number("median", &m->latency_ms.median, 0, kAnyMs, need);
-    l.number("min", &m->latency_ms.min, 0, kAnyMs);
-    l.number("p90", &m->latency_ms.p90, 0, kAnyMs);
-    l.number("cv", &m->latency_ms.cv, 0, kAnyMs);
-    l.integer("runs", &m->latency_ms.runs, 0, 1 << 30);
-  });
+  auto latency = [](LatencyStats* out, bool need) {
+    return [out, need](JsonReader& l) {
+      l.number("median", &out->median, 0, kAnyMs, need);
+      l.number("min", &out->min, 0, kAnyMs);
+      l.number("p90", &out->p90, 0, kAnyMs);
+      l.number("cv", &out->cv, 0, kAnyMs);
+      l.integer("runs", &out->runs, 0, 1 << 30);
+    };
+  };
+  required_object(r, "latency_ms", latency(&m->latency_ms, need));
+  if (r.value("alone_latency_ms")) r.object("alone_latency_ms", latency(&m->alone_ms.emplace(), true));
   required_object(r, "memory_bytes", [&](JsonReader& b) {
     b.integer("weights", &m->memory_bytes.weights, 0, INT64_MAX, need);
     b.integer("workspace", &m->memory_bytes.workspace, 0, INT64_MAX, need);
@@ -328,8 +332,12 @@ Status load_lut(const std::string& path, Lut* lut) {
 
 namespace {
 
+json latency_json(const LatencyStats& l) {
+  return {{"median", l.median}, {"min", l.min}, {"p90", l.p90}, {"cv", l.cv}, {"runs", l.runs}};
+}
+
 json impl_json(const Impl& m) {
-  return {{"name", m.name},
+  json j = {{"name", m.name},
           {"library", m.library},
           {"algorithm", m.algorithm},
           {"dtype", to_string(m.dtype)},
@@ -339,16 +347,13 @@ json impl_json(const Impl& m) {
           {"fused_activation", m.fused_activation},
           {"status", to_string(m.status)},
           {"reason", m.reason},
-          {"latency_ms",
-           {{"median", m.latency_ms.median},
-            {"min", m.latency_ms.min},
-            {"p90", m.latency_ms.p90},
-            {"cv", m.latency_ms.cv},
-            {"runs", m.latency_ms.runs}}},
+          {"latency_ms", latency_json(m.latency_ms)},
           {"memory_bytes",
            {{"weights", m.memory_bytes.weights},
             {"workspace", m.memory_bytes.workspace},
             {"output", m.memory_bytes.output}}}};
+  if (m.alone_ms) j["alone_latency_ms"] = latency_json(*m.alone_ms);
+  return j;
 }
 
 }  // namespace

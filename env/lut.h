@@ -6,6 +6,7 @@
 /// formats, layers with their implementations, conversions between formats on every edge.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct Impl {
   ImplStatus status = ImplStatus::kOk;
   std::string reason;  // why not ok
   LatencyStats latency_ms;
+  /// When latency_ms was timed inside network inferences (`lut refine`,
+  /// explorer/measure/in_network.h): the figure the profiler timed alone, kept for reference.
+  std::optional<LatencyStats> alone_ms;
   MemoryBytes memory_bytes;
 
   bool ok() const { return status == ImplStatus::kOk; }

@@ -774,7 +774,17 @@ Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which
       if (!fresh.ok()) return failed("recheck: " + name + " on layer '" + net_.layers[i].name + "': " + fresh.reason);
       timed[key] = fresh.latency_ms;
     }
-    entry->latency_ms = timed[key];
+    const LatencyStats& now = timed[key];
+    if (entry->alone_ms && entry->alone_ms->median > 0) {  // timed in the network (lut refine): carried
+      const double to_network = entry->latency_ms.median / entry->alone_ms->median;  // there by its own ratio
+      entry->alone_ms = now;
+      entry->latency_ms = now;
+      entry->latency_ms.median *= to_network;
+      entry->latency_ms.min *= to_network;
+      entry->latency_ms.p90 *= to_network;
+      continue;
+    }
+    entry->latency_ms = now;
   }
   return Status::ok();
 }

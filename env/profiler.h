@@ -118,7 +118,9 @@ Status profile_network(const Network& net, const Registry& registry, const Profi
 /// measurement, as in a profile. `bench --recheck` predicts with the result: a gap between
 /// the LUT's prediction and this one is the machine's drift since profiling (a VM's vCPU
 /// speed, other load), a gap between this one and the end-to-end run is what the cost model
-/// misses. An entry whose re-timing fails is an error (the LUT said it ran).
+/// misses. An entry whose re-timing fails is an error (the LUT said it ran). An entry timed
+/// in the network (Impl::alone_ms, `lut refine`) is timed alone again and carried to the
+/// network by its own ratio (latency / alone), so that the recheck still tells the drift.
 Status remeasure_impls(const Network& net, const Registry& registry, const ProfileOptions& options,
                        const std::vector<std::pair<int, std::string>>& which, Lut* lut);
 

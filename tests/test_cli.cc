@@ -230,6 +230,7 @@ TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") 
       {with("\"seeds\": [3]", "\"seeds\": [3], \"max_memory_mib\": 0.0001"), "/search/max_memory_mib: 0.0001 MiB is infeasible"},
       {with("\"max_seconds\": 0.1", "\"max_seconds\": 0.1, \"lut\": \"/nonexistent/x.lut.json\""), "/profile/lut: /nonexistent/x.lut.json"},
       {with("\"max_seconds\": 0.1", "\"max_seconds\": 0.1, \"cold_cache\": 1"), "/profile/cold_cache: expected"},
+      {with("\"max_seconds\": 0.1", "\"max_seconds\": 0.1, \"in_network_rounds\": 2"), "/profile/in_network_rounds: at least 3"},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -263,6 +264,57 @@ TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut
   CHECK(other.code == 2);
   CHECK(count_lines(other.err) == 1);
   for (const std::string& f : {net, lut, with}) fs::remove(f);
+}
+
+TEST_CASE("lut refine times the contenders in the network and writes them back; bad input is one line") {
+  std::string net = write_temp("rfnet.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
+    {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3},
+    {"name": "r", "kind": "relu", "inputs": ["c"]}]})");
+  std::string lut = write_temp("rflut.json", ""), out = write_temp("rflut2.json", "");
+  REQUIRE(run("profile --model " + net + " --libs native --threads 1 --runs 2 --max-runs 2 --warmup 0 --quiet --out " + lut).code == 0);
+  const std::string alone = slurp(lut);
+  Result r = run("lut refine " + lut + " --model " + net + " --rounds 3 --quiet --out " + out);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("implementations timed in") != std::string::npos);
+  CHECK(r.out.find("native f32 t1") != std::string::npos);
+  CHECK(slurp(lut) == alone);  // --out: the profiled LUT stays as it was
+  nlohmann::json j = nlohmann::json::parse(slurp(out));
+  CHECK(j["protocol"].contains("in_network"));
+  int refined = 0;
+  for (const auto& layer : j["layers"])
+    for (const auto& impl : layer["impls"]) refined += impl.contains("alone_latency_ms");
+  CHECK(refined > 0);
+  // Another model's network, too few rounds, a missing file: exit 2, one line naming it.
+  std::string other = write_temp("rfother.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 9, 9]},
+    {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");
+  for (const std::string& bad : {"lut refine " + lut + " --model " + other, "lut refine " + lut + " --model " + net + " --rounds 2",
+                                 "lut refine /nonexistent/x.lut.json --model " + net}) {
+    CAPTURE(bad);
+    Result e = run(bad);
+    CHECK(e.code == 2);
+    CHECK(count_lines(e.err) == 1);
+  }
+  for (const std::string& f : {net, lut, out, other}) fs::remove(f);
+}
+
+TEST_CASE("run with profile.in_network_rounds: the cached LUT is timed in the network, and reused as it is") {
+  std::string exp = tiny_experiment("innet");
+  std::string text = slurp(exp);
+  auto at = text.find("\"max_seconds\": 0.1");
+  REQUIRE(at != std::string::npos);
+  text.insert(at, "\"in_network_rounds\": 3, ");
+  { std::ofstream(exp) << text; }
+  Result a = run("run " + exp + " --quiet");
+  REQUIRE_MESSAGE(a.code == 0, a.err);
+  Result b = run("run " + exp + " --quiet");
+  REQUIRE_MESSAGE(b.code == 0, b.err);
+  auto reuse = b.err.find("profile: reusing ");
+  REQUIRE(reuse != std::string::npos);
+  std::string lut = b.err.substr(reuse + 17, b.err.find('\n', reuse) - reuse - 17);
+  nlohmann::json j = nlohmann::json::parse(slurp(lut));
+  CHECK(j["protocol"]["in_network"]["rounds"] == 3);
+  CHECK(slurp(lut).find("alone_latency_ms") != std::string::npos);
+  fs::remove(exp);
 }
 
 TEST_CASE("lut show prints the speed probe; lut diff tells a slower device from noisier layers") {

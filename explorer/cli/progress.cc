@@ -35,4 +35,13 @@ void ProgressLine::finish() {
   drawn_ = false;
 }
 
+std::function<void(int, int, const std::string&)> counted_progress(ProgressLine& line, std::string prefix) {
+  const auto start = std::chrono::steady_clock::now();
+  return [&line, prefix = std::move(prefix), start](int done, int total, const std::string& what) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    line.update(prefix + " [" + std::to_string(done) + "/" + std::to_string(total) + "] " + what,
+                total > 0 ? double(done) / total : 1, done > 0 ? s / done * (total - done) : 0);
+  };
+}
+
 }  // namespace lw::cli

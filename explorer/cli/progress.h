@@ -3,6 +3,7 @@
 /// redrawn in place at most a few times a second; silent with --quiet.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace lw::cli {
@@ -21,6 +22,11 @@ class ProgressLine {
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_{};
 };
+
+/// A progress callback for work counted in items ("<prefix> [done/total] <what>"), its ETA
+/// from the time per item so far, measured from this call.
+std::function<void(int done, int total, const std::string& what)> counted_progress(ProgressLine& line,
+                                                                                  std::string prefix);
 
 /// "1h02m", "3m05s", "12s".
 std::string format_duration(double seconds);

@@ -13,6 +13,7 @@
 
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/bench.h"
+#include "explorer/measure/in_network.h"
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
 #include "explorer/commands/model_arg.h"
@@ -78,6 +79,14 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
     std::string path = args.get("lut-dir") + "/" + net.name + ".lut.json";
     bool profiled = false;
     ok_or_throw(lut_for_bench(net, default_registry(), path, po, &luts[i], &profiled));
+    if (profiled) {  // as `layerwise profile` does: the contenders timed in the network too
+      InNetworkOptions in;
+      in.registry = &default_registry();
+      in.rounds = args.get_int("in-network", 0);
+      if (in.rounds != 0 && in.rounds < 3) throw UsageError("--in-network: at least 3 rounds (0: off)");
+      InNetworkReport report;
+      ok_or_throw(refine_and_save(net, in, path, &luts[i], &report));
+    }
     if (args.get("lut-statistic", "median") == "min") luts[i] = lut_with_min_latency(luts[i]);
     else if (args.get("lut-statistic", "median") != "median") throw UsageError("--lut-statistic: median or min");
     line.finish();
@@ -115,7 +124,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 int run_bench(const std::vector<std::string>& argv) {
   Args args(argv, {"quiet", "warm-cache", "no-weight-age", "recheck"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
-             "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait"});
+             "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait", "in-network"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
   std::vector<Network> nets;
   for (const auto& m : split_list(args.get("models", kDefaultModels))) nets.push_back(load_model(m));
@@ -163,9 +172,11 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
                "         [--calibration-method minmax|mse]\n"
                "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--recheck] [--near-wait 0] [--quiet]\n"
-               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n\n"
+               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n"
+               "         [--in-network 0]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
-               "(both thread sets, the protocol options above; resumable); a file there that does not\n"
+               "(both thread sets, the protocol options above; resumable; with --in-network R > 0 its\n"
+               "contenders then timed in the network, R rounds, as `lut refine`); a file there that does not\n"
                "read as a LUT is an error, never profiled over. For every model and thread\n"
                "cap, plans ref-fp32, native, xnnpack, onednn, torch-nchw, torch-nhwc, opt-fp32, opt-int8 and\n"
                "opt-mixed (f32 + bf16 + int8)\n"
@@ -175,7 +186,8 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "beside the LUT's figure for it. --lut-statistic min plans from each implementation's\n"
                "minimum instead of its median (more robust on a loaded machine). --recheck times every\n"
                "implementation the deployments use again, a share after each round, and predicts with those figures\n"
-               "too (column rechecked): it tells the machine's drift since profiling from the cost\n"
+               "too (column rechecked; an implementation timed in the network is timed alone and carried\n"
+               "by its own network / alone ratio): it tells the machine's drift since profiling from the cost\n"
                "model's own error. --near-wait S: in 2-thread blocks, before each round, wait for the\n"
                "two cores to be as near as in the profile (a cache line's round trip within 2x the\n"
                "LUT's), at most S seconds per block; rounds still far are run and counted far.\n",

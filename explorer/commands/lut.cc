@@ -4,9 +4,14 @@
 #include <cstdio>
 
 #include "env/lut.h"
+#include "env/profiler.h"
 #include "env/runtime_costs.h"
 #include "env/speed_probe.h"
 #include "explorer/cli/cli.h"
+#include "explorer/cli/progress.h"
+#include "explorer/commands/model_arg.h"
+#include "explorer/measure/in_network.h"
+#include "libs/exec/backends.h"
 
 namespace lw::cli {
 namespace {
@@ -86,9 +91,40 @@ void diff(const Lut& a, const Lut& b) {
   print_quantiles(differences(a, lut_at_speed(b, a.runtime.speed_ms)));
 }
 
+// `lut refine`: the contenders timed inside network inferences (explorer/measure/in_network.h),
+// written back over the LUT (atomically; --out elsewhere).
+int refine(const Args& args, const std::string& path) {
+  Lut lut;
+  ok_or_throw(load_lut(path, &lut));
+  const Registry& registry = default_registry();
+  Network net = load_model(args.get("model", lut.model_name));
+  const std::string unusable = lut_unusable_here(lut, net, registry);
+  if (!unusable.empty()) throw UsageError(path + ": " + unusable);
+  InNetworkOptions o;
+  o.registry = &registry;
+  o.rounds = args.get_int("rounds", kDefaultInNetworkRounds);
+  o.contender_margin = args.get_double("margin", kDefaultContenderMargin);
+  if (o.rounds < 3) throw UsageError("--rounds: at least 3");
+  if (!(o.contender_margin >= 0)) throw UsageError("--margin: expected a number >= 0");
+  ProgressLine line(args.flag("quiet"));
+  o.progress = counted_progress(line, "lut refine " + lut.model_name);
+  InNetworkReport report;
+  ok_or_throw(refine_in_network(net, o, &lut, &report));
+  line.finish();
+  const std::string out = args.get("out", path);
+  ok_or_throw(save_lut(lut, out));
+  std::printf("%s: %d implementations timed in %d network deployments (%.0f s), written to %s\n",
+              lut.model_name.c_str(), report.refined, report.deployments, report.seconds, out.c_str());
+  std::printf("%-28s %8s %14s\n", "library dtype threads", "impls", "network/alone");
+  for (const auto& [lib, r] : report.ratio_by_library) std::printf("%-28s %8d %14.3f\n", lib.c_str(), r.second, r.first);
+  for (const std::string& f : report.failed) std::printf("not run (kept alone): %s\n", f.c_str());
+  return 0;
+}
+
 int run_lut(const std::vector<std::string>& argv) {
-  Args args(argv, {}, {});
+  Args args(argv, {"quiet"}, {"model", "rounds", "margin", "out"});
   const auto& pos = args.positional();
+  if (pos.size() == 2 && pos[0] == "refine") return refine(args, pos[1]);
   if (pos.size() == 2 && pos[0] == "show") {
     Lut lut;
     ok_or_throw(load_lut(pos[1], &lut));
@@ -102,11 +138,19 @@ int run_lut(const std::vector<std::string>& argv) {
     diff(a, b);
     return 0;
   }
-  throw UsageError("usage: layerwise lut show <lut.json> | layerwise lut diff <a.json> <b.json>");
+  throw UsageError("usage: layerwise lut show <lut.json> | layerwise lut diff <a.json> <b.json> | layerwise lut refine <lut.json>");
 }
 
-Registrar reg({"lut", "inspect a lookup table (lut show | lut diff)",
-               "usage: layerwise lut show <lut.json>\n       layerwise lut diff <a.json> <b.json>\n\n"
+Registrar reg({"lut", "inspect a lookup table (lut show | lut diff), or time it inside the network (lut refine)",
+               "usage: layerwise lut show <lut.json>\n       layerwise lut diff <a.json> <b.json>\n"
+               "       layerwise lut refine <lut.json> [--model NAME|PATH] [--rounds 10] [--margin 1.0] [--out FILE] [--quiet]\n\n"
+               "refine: QS-DNN's in-network timing (explorer/measure/in_network.h). Per thread set, one\n"
+               "deployment per implementation signature (library, layouts, dtype, algorithm, fusion)\n"
+               "on every layer where it is a contender (alone within (1 + margin) x the layer's fastest),\n"
+               "the rest filled with the cheapest; every step of --rounds inferences is timed and each\n"
+               "implementation that ran gets the median of its in-network times as its latency (the\n"
+               "figure timed alone stays as alone_latency_ms). Must run on the device that profiled it;\n"
+               "--model defaults to the LUT's model name (zoo). Prints network/alone per library.\n\n"
                "diff: the measurement noise between two profiles of the same model (median, p75, p90\n"
                "and max relative difference of the implementation medians both measured); with the\n"
                "speed probe in both, also the device's speed ratio and the difference once b is\n"

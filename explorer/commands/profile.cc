@@ -9,6 +9,7 @@
 #include "explorer/cli/protocol_args.h"
 #include "explorer/commands/model_arg.h"
 #include "explorer/measure/baselines.h"
+#include "explorer/measure/in_network.h"
 #include "explorer/cli/progress.h"
 #include "libs/exec/backends.h"
 
@@ -96,7 +97,7 @@ int run_runtime_only(const Args& args, const Network& net) {
 int run_profile(const std::vector<std::string>& argv) {
   Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "exhaustive", "audit-early-stop", "runtime-only"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
-             "far-wait", "out", "lut"});
+             "far-wait", "out", "lut", "in-network"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
   Network net = load_model(args.get("model"));
   if (args.flag("runtime-only")) return run_runtime_only(args, net);
@@ -130,6 +131,19 @@ int run_profile(const std::vector<std::string>& argv) {
               net.name.c_str(), lut.layers.size() - 1, (long long)lut.impl_count(), (long long)ok, (long long)skipped,
               lut.conversions.size(), format_duration(s).c_str());
   print_spent(spent);
+  InNetworkOptions in;
+  in.registry = &registry;
+  in.rounds = args.get_int("in-network", 0);
+  if (in.rounds != 0 && in.rounds < 3) throw UsageError("--in-network: at least 3 rounds (0: off)");
+  in.progress = counted_progress(line, "profile " + net.name + ": in the network");
+  InNetworkReport report;
+  ok_or_throw(refine_and_save(net, in, o.out_path, &lut, &report));
+  line.finish();
+  if (in.rounds > 0)
+    std::printf("in the network: %d implementations timed in %d deployments (%s); network / alone: %s\n",
+                report.refined, report.deployments, format_duration(report.seconds).c_str(),
+                ratios_line(report).c_str());
+  for (const std::string& f : report.failed) std::printf("in the network: not run (kept alone): %s\n", f.c_str());
   std::printf("wrote %s\n", o.out_path.c_str());
   return 0;
 }
@@ -139,7 +153,7 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
-               "         [--warm-cache] [--no-weight-age] [--far-wait 120] [--no-reuse] [--quiet]\n"
+               "         [--warm-cache] [--no-weight-age] [--far-wait 120] [--in-network 0] [--no-reuse] [--quiet]\n"
                "       layerwise profile --model <m> --runtime-only [--lut in.json] --out lut.json\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
@@ -170,7 +184,9 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "every two thread pools (caller, native with OpenBLAS, xnnpack, openmp), which the cost\n"
                "model charges between consecutive steps on different pools. --runtime-only measures\n"
                "only these runtime costs (copies and hand-offs) into an existing LUT (--lut, default\n"
-               "--out) and writes it to --out: seconds, not a profile.\n",
+               "--out) and writes it to --out: seconds, not a profile.\n"
+               "--in-network R: last, time the contenders inside network inferences, QS-DNN's way, R\n"
+               "rounds per deployment (`lut refine`; default 0: the figures timed alone).\n",
                run_profile});
 
 }  // namespace

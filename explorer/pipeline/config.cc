@@ -43,6 +43,9 @@ void read_profile(JsonReader& r, ExperimentConfig* c) {
   r.boolean("cold_cache", &p.cold_cache);
   r.boolean("weight_age", &p.age_streamed_weights);
   r.number("far_wait_s", &p.far_cores_wait_s, 0, 3600);
+  r.integer("in_network_rounds", &c->in_network_rounds, 0, 100000);
+  if (r.ok() && c->in_network_rounds > 0 && c->in_network_rounds < 3)
+    r.fail("/in_network_rounds", "at least 3 (0: off)");
   if (r.ok() && p.max_runs < p.runs) r.fail("/max_runs", "must be >= runs (" + std::to_string(p.runs) + ")");
   // A LUT from `layerwise profile` to use instead of profiling: echoed only when given.
   r.optional_text("lut", &c->lut_file);

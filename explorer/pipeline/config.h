@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "explorer/measure/evaluator.h"
+#include "explorer/measure/in_network.h"
 #include "libs/core/status.h"
 
 namespace lw {
@@ -43,6 +44,7 @@ struct ExperimentConfig {
   Protocol protocol;                   // warmup, runs, cv_threshold, max_runs, max_seconds, cold_cache, weight_age,
                                        // far_wait_s
   std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
+  int in_network_rounds = 0;           // `lut refine` after profiling, rounds per deployment (0: off)
   // search
   std::string objective = "latency";   // latency | weighted (latency + memory_weight x MiB)
   double memory_weight_ms_per_mib = 0; // only for "weighted": reward = -(ms + w * MiB)

@@ -13,6 +13,7 @@
 #include "explorer/cli/progress.h"
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/evaluator.h"
+#include "explorer/measure/in_network.h"
 #include "explorer/pipeline/export.h"
 #include "explorer/pipeline/filter.h"
 #include "explorer/pipeline/model.h"
@@ -118,8 +119,23 @@ Status check_before_measuring(Run& r) {
 // (the device is checked inside the file).
 std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const ProfileOptions& o) {
   json key = {{"libraries", c.libraries}, {"threads", c.threads}, {"protocol", o.protocol.to_json()}};
+  if (c.in_network_rounds > 0) key["in_network_rounds"] = c.in_network_rounds;
   return c.output_dir + "/luts/" + net.name + "__" + model_hash(net) + "__" + fnv1a_hex(key.dump()).substr(0, 8) +
          ".lut.json";
+}
+
+// The profiled LUT's contenders timed inside the network (explorer/measure/in_network.h),
+// saved over the cached LUT; profile.in_network_rounds 0: kept as profiled.
+Status refine_for_run(Run& r) {
+  if (r.cfg.in_network_rounds == 0) return Status::ok();
+  InNetworkOptions o;
+  o.registry = &default_registry();
+  o.rounds = r.cfg.in_network_rounds;
+  o.calibration_method = r.cfg.calibration_method;
+  cli::ProgressLine line(r.opt.quiet);
+  o.progress = cli::counted_progress(line, "profile " + r.net.name + ": in the network");
+  InNetworkReport report;
+  return refine_and_save(r.net, o, r.lut_path, &r.lut, &report);
 }
 
 Status stage_profile(Run& r, RunSummary& sum) {
@@ -137,7 +153,7 @@ Status stage_profile(Run& r, RunSummary& sum) {
     if (refused.empty()) {
       sum.lut_reused = true;
       std::fprintf(stderr, "profile: reusing %s\n", r.lut_path.c_str());
-      return Status::ok();
+      return lut_in_network(r.lut) ? Status::ok() : refine_for_run(r);  // cut short before its refine
     }
     std::fprintf(stderr, "profile: %s: %s: profiling anew\n", r.lut_path.c_str(), refused.c_str());
   }
@@ -151,6 +167,7 @@ Status stage_profile(Run& r, RunSummary& sum) {
   auto t0 = std::chrono::steady_clock::now();
   LW_RETURN_IF_ERROR(profile_network(r.net, default_registry(), o, &r.lut));
   line.finish();
+  LW_RETURN_IF_ERROR(refine_for_run(r));
   sum.profile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return Status::ok();
 }
