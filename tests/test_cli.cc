@@ -284,6 +284,11 @@ TEST_CASE("lut refine times the contenders in the network and writes them back; 
   for (const auto& layer : j["layers"])
     for (const auto& impl : layer["impls"]) refined += impl.contains("alone_latency_ms");
   CHECK(refined > 0);
+  Result shown = run("lut show " + out);
+  REQUIRE(shown.code == 0);
+  CHECK(shown.out.find("timed in the network (lut refine): " + std::to_string(refined) + " implementations") !=
+        std::string::npos);
+  CHECK(run("lut show " + lut).out.find("timed in the network") == std::string::npos);
   // Another model's network, too few rounds, a missing file: exit 2, one line naming it.
   std::string other = write_temp("rfother.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 9, 9]},
     {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");

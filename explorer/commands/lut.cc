@@ -50,6 +50,14 @@ void show(const Lut& lut) {
   std::printf("%s\n", lut.runtime.has_speed() ? "" : " none (a LUT from before the probe)");
   if (lut.runtime.core_link_ns > 0)
     std::printf("core link while profiling (a cache line's round trip cpu0 <-> cpu1): %.0f ns\n", lut.runtime.core_link_ns);
+  std::vector<double> ratio;  // network / alone of the implementations `lut refine` timed
+  for (const LutLayer& l : lut.layers)
+    for (const Impl& m : l.impls)
+      if (m.alone_ms && m.alone_ms->median > 0) ratio.push_back(m.latency_ms.median / m.alone_ms->median);
+  if (ratio.empty()) return;
+  std::nth_element(ratio.begin(), ratio.begin() + ratio.size() / 2, ratio.end());
+  std::printf("timed in the network (lut refine): %zu implementations, median network / alone %.2f\n", ratio.size(),
+              ratio[ratio.size() / 2]);
 }
 
 // Measurement noise between two LUTs of the same model: relative difference of every
