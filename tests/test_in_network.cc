@@ -129,10 +129,11 @@ TEST_CASE("refine times each layer's fastest implementation in the network and k
   REQUIRE(protocol.contains("in_network"));
   CHECK(protocol["in_network"]["deployments"] == report.deployments);
   CHECK(protocol["in_network"]["rounds"] == 3);
-  for (const auto& [lib, r] : report.ratio_by_library) {
+  for (const auto& entry : report.ratio_by_library) {  // (a structured binding cannot be captured in C++17)
+    const std::string& lib = entry.first;
     CAPTURE(lib);
-    CHECK(r.first > 0);
-    CHECK(r.second > 0);
+    CHECK(entry.second.first > 0);
+    CHECK(entry.second.second > 0);
   }
 
   // The search reads the refined figures: the f32 optimum's prediction is the refined cost.
