@@ -338,20 +338,20 @@ json latency_json(const LatencyStats& l) {
 
 json impl_json(const Impl& m) {
   json j = {{"name", m.name},
-          {"library", m.library},
-          {"algorithm", m.algorithm},
-          {"dtype", to_string(m.dtype)},
-          {"in_format", m.in_format},
-          {"out_format", m.out_format},
-          {"threads", m.threads},
-          {"fused_activation", m.fused_activation},
-          {"status", to_string(m.status)},
-          {"reason", m.reason},
-          {"latency_ms", latency_json(m.latency_ms)},
-          {"memory_bytes",
-           {{"weights", m.memory_bytes.weights},
-            {"workspace", m.memory_bytes.workspace},
-            {"output", m.memory_bytes.output}}}};
+             {"library", m.library},
+             {"algorithm", m.algorithm},
+             {"dtype", to_string(m.dtype)},
+             {"in_format", m.in_format},
+             {"out_format", m.out_format},
+             {"threads", m.threads},
+             {"fused_activation", m.fused_activation},
+             {"status", to_string(m.status)},
+             {"reason", m.reason},
+             {"latency_ms", latency_json(m.latency_ms)},
+             {"memory_bytes",
+              {{"weights", m.memory_bytes.weights},
+               {"workspace", m.memory_bytes.workspace},
+               {"output", m.memory_bytes.output}}}};
   if (m.alone_ms) j["alone_latency_ms"] = latency_json(*m.alone_ms);
   return j;
 }
