@@ -30,23 +30,17 @@
 using namespace lw;
 
 namespace {
-struct Tiny {
-  Network net;
-  Lut lut;
-};
-
-const Tiny& tiny() {
-  static Tiny t = [] {
+const testing::ProfiledNet& tiny() {
+  static const testing::ProfiledNet t = [] {
     NetBuilder b("tiny_bench", Shape{1, 8, 14, 14});
     int x = b.act(b.conv(0, 16, 3), LayerKind::kRelu);
     int y = b.act(b.conv(x, 16, 3, 1, 1, 16), LayerKind::kRelu6);
     x = b.add(x, y);
     x = b.conv(x, 24, 1, 1, 0);
     b.fc(b.flatten(b.global_avg_pool(x)), 10);
-    Tiny r{b.finish(), {}};
-    init_random_weights(r.net, 5);
-    r.lut = testing::quick_profile(r.net);
-    return r;
+    Network net = b.finish();
+    init_random_weights(net, 5);
+    return testing::profiled(std::move(net));
   }();
   return t;
 }
@@ -341,7 +335,7 @@ TEST_CASE("opt-mixed: the deployment kept passes the floor, and a floor only f32
   // (the kernels that run are the real ones). Format conversions are made cheap too: the
   // quantise and dequantise steps around a reduced layer are native code, which a sanitizer
   // build slows several times, and on a slower machine they alone kept the optimum in f32.
-  Tiny t{tiny().net, tiny().lut};
+  testing::ProfiledNet t{tiny().net, tiny().lut};
   for (LutLayer& l : t.lut.layers)
     for (Impl& m : l.impls)
       if (m.dtype != DType::kF32) m.latency_ms.median *= 0.01;

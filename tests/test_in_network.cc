@@ -16,17 +16,8 @@ using namespace lw;
 
 namespace {
 
-struct Tiny {
-  Network net;
-  Lut lut;
-};
-
-const Tiny& tiny() {
-  static Tiny t = [] {
-    Tiny r{testing::tiny_conv_net(Shape{1, 8, 14, 14}, "tiny_in_network"), {}};
-    r.lut = testing::quick_profile(r.net);
-    return r;
-  }();
+const testing::ProfiledNet& tiny() {
+  static const testing::ProfiledNet t = testing::profiled(testing::tiny_conv_net(Shape{1, 8, 14, 14}, "tiny_in_network"));
   return t;
 }
 

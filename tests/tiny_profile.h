@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "env/profiler.h"
 #include "libs/exec/backends.h"
@@ -38,6 +39,19 @@ inline Lut quick_profile(const Network& net) {
   Lut lut;
   REQUIRE(profile_network(net, default_registry(), o, &lut).is_ok());
   return lut;
+}
+
+/// A network with its quick LUT: a test file keeps one in a function-local static, so the
+/// profile runs once per file.
+struct ProfiledNet {
+  Network net;
+  Lut lut;
+};
+
+inline ProfiledNet profiled(Network net) {
+  ProfiledNet p{std::move(net), {}};
+  p.lut = quick_profile(p.net);
+  return p;
 }
 
 }  // namespace lw::testing

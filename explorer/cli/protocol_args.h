@@ -1,6 +1,6 @@
 /// \file
 /// The measurement-protocol options every measuring command shares (profile, bench):
-/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age.
+/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age, --in-network.
 #pragma once
 #include <algorithm>
 
@@ -20,6 +20,14 @@ inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.age_streamed_weights = !args.flag("no-weight-age");
   if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
   return p;
+}
+
+/// --in-network R (`profile`, `bench`): rounds per deployment when the profiled LUT's
+/// contenders are then timed in the network (explorer/measure/in_network.h); 0 (default): off.
+inline int in_network_rounds_arg(const Args& args) {
+  const int rounds = args.get_int("in-network", 0);
+  if (rounds != 0 && rounds < 3) throw UsageError("--in-network: at least 3 rounds (0: off)");
+  return rounds;
 }
 
 }  // namespace lw::cli

@@ -82,8 +82,7 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
     if (profiled) {  // as `layerwise profile` does: the contenders timed in the network too
       InNetworkOptions in;
       in.registry = &default_registry();
-      in.rounds = args.get_int("in-network", 0);
-      if (in.rounds != 0 && in.rounds < 3) throw UsageError("--in-network: at least 3 rounds (0: off)");
+      in.rounds = in_network_rounds_arg(args);
       InNetworkReport report;
       ok_or_throw(refine_and_save(net, in, path, &luts[i], &report));
     }

@@ -133,8 +133,7 @@ int run_profile(const std::vector<std::string>& argv) {
   print_spent(spent);
   InNetworkOptions in;
   in.registry = &registry;
-  in.rounds = args.get_int("in-network", 0);
-  if (in.rounds != 0 && in.rounds < 3) throw UsageError("--in-network: at least 3 rounds (0: off)");
+  in.rounds = in_network_rounds_arg(args);
   in.progress = counted_progress(line, "profile " + net.name + ": in the network");
   InNetworkReport report;
   ok_or_throw(refine_and_save(net, in, o.out_path, &lut, &report));

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "explorer/measure/evaluator.h"
-#include "explorer/measure/in_network.h"
 #include "libs/core/status.h"
 
 namespace lw {

@@ -49,6 +49,14 @@ ProfileOptions profile_options(const ExperimentConfig& c) {
   return o;
 }
 
+InNetworkOptions in_network_options(const ExperimentConfig& c) {
+  InNetworkOptions o;
+  o.registry = &default_registry();
+  o.rounds = c.in_network_rounds;
+  o.calibration_method = c.calibration_method;
+  return o;
+}
+
 namespace {
 
 struct Run {
@@ -128,10 +136,7 @@ std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const 
 // saved over the cached LUT; profile.in_network_rounds 0: kept as profiled.
 Status refine_for_run(Run& r) {
   if (r.cfg.in_network_rounds == 0) return Status::ok();
-  InNetworkOptions o;
-  o.registry = &default_registry();
-  o.rounds = r.cfg.in_network_rounds;
-  o.calibration_method = r.cfg.calibration_method;
+  InNetworkOptions o = in_network_options(r.cfg);
   cli::ProgressLine line(r.opt.quiet);
   o.progress = cli::counted_progress(line, "profile " + r.net.name + ": in the network");
   InNetworkReport report;

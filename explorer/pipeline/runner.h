@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "env/profiler.h"
+#include "explorer/measure/in_network.h"
 #include "explorer/pipeline/config.h"
 
 namespace lw {
@@ -27,6 +28,9 @@ Status run_experiment(const ExperimentConfig& config, const std::string& config_
 /// What the profile stage measures for `config` (libraries, thread sets, protocol); `layerwise
 /// sweep` profiles each LUT of a grid once with it.
 ProfileOptions profile_options(const ExperimentConfig& config);
+/// What follows that profile (profile.in_network_rounds; rounds 0: nothing), for the run and
+/// the sweep alike.
+InNetworkOptions in_network_options(const ExperimentConfig& config);
 
 /// The names the config may use: libraries of this build and registered agents.
 ConfigVocabulary config_vocabulary();

@@ -12,7 +12,6 @@
 
 #include "libs/core/files.h"
 #include "env/profiler.h"
-#include "explorer/measure/in_network.h"
 #include "explorer/pipeline/model.h"
 #include "explorer/pipeline/runner.h"
 #include "explorer/pipeline/sweep_exec.h"
@@ -82,12 +81,8 @@ Status profile_lut(const SweepPlan& p, const SweepLut& l, const std::string& dir
   o.out_path = l.path;
   Lut lut;
   LW_RETURN_IF_ERROR(profile_network(net, default_registry(), o, &lut));
-  InNetworkOptions in;
-  in.registry = &default_registry();
-  in.rounds = cfg.in_network_rounds;
-  in.calibration_method = cfg.calibration_method;
   InNetworkReport report;
-  return refine_and_save(net, in, l.path, &lut, &report);
+  return refine_and_save(net, in_network_options(cfg), l.path, &lut, &report);
 }
 
 }  // namespace
