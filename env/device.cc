@@ -1,5 +1,6 @@
 #include "env/device.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "libs/core/cpu.h"
 #include "libs/onednn/onednn.h"
 
 namespace lw {
@@ -58,6 +60,15 @@ std::string package_version(const std::string& pkg) {
   return "";
 }
 
+// The native kernels' build a fingerprint names. Written since the AVX2 build: before it, a
+// CPU with AVX-512 ran the AVX-512 build and every other one the generic build, so a LUT
+// profiled then on an AVX2 CPU does not describe the native convolutions that run now.
+std::string native_isa_of(const nlohmann::json& device) {
+  if (device.contains("native_isa") && device["native_isa"].is_string()) return device["native_isa"];
+  const nlohmann::json& isa = device.contains("isa") ? device["isa"] : nlohmann::json::array();
+  return std::find(isa.begin(), isa.end(), "avx512f") != isa.end() ? "avx512" : "generic";
+}
+
 }  // namespace
 
 nlohmann::json device_fingerprint() {
@@ -70,6 +81,9 @@ nlohmann::json device_fingerprint() {
           {"isa", isa_flags()},
           // What oneDNN dispatches to (AVX-512, VNNI, BF16, AMX): which of its kernels are real here.
           {"onednn_isa", onednn_cpu_isa()},
+          // Which build of the native GEMM / Winograd kernels runs (libs/core/cpu.h): a
+          // feature masked by LAYERWISE_MASK_CPU_FEATURES changes it on the same CPU.
+          {"native_isa", native_isa_name(cpu_native_isa())},
           {"cpus", std::thread::hardware_concurrency()},
           {"thread_sets", {{{"threads", 1}, {"cpus", {0}}}, {{"threads", 2}, {"cpus", {0, 1}}}}},
           {"libraries", libs}};
@@ -81,6 +95,8 @@ std::string device_mismatch(const nlohmann::json& lut, const nlohmann::json& her
     if (!lut.contains(k)) return std::string("the LUT's device has no '") + k + "'";
     if (lut[k] != here[k]) return std::string(k) + " " + lut[k].dump() + " vs this machine's " + here[k].dump();
   }
+  if (here.contains("native_isa") && native_isa_of(lut) != here["native_isa"])
+    return "native kernels \"" + native_isa_of(lut) + "\" vs this machine's " + here["native_isa"].dump();
   return "";
 }
 

@@ -1,5 +1,5 @@
-// Both builds of the native GEMM (libs/native/gemm_variant.h: generic x86-64 and AVX-512,
-// dispatched at run time) against a naive GEMM on awkward shapes, with and without the
+// Every build of the native GEMM this CPU runs (libs/native/gemm_variant.h: generic x86-64,
+// AVX2, AVX-512, dispatched at run time) against a naive GEMM on awkward shapes, with and without the
 // packed operands, bias and activation; and the capability mask that the dispatch and the
 // runtime's ISA check share (ctest also runs this binary with LAYERWISE_MASK_CPU_FEATURES).
 #include <doctest/doctest.h>
@@ -31,8 +31,11 @@ struct Variant {
 std::vector<Variant> variants() {
   std::vector<Variant> v = {{"generic", generic::pack_a, generic::pack_b, generic::with_packed_a, generic::with_packed_b,
                              generic::gemm_block, generic::buffer_floats}};
-  // The AVX-512 build only where this CPU (unmasked) can run it.
-  if (cpu_use_avx512_kernels())
+  // The AVX2 and AVX-512 builds only where this CPU (unmasked) can run them.
+  if (cpu_native_isa() >= NativeIsa::kAvx2)
+    v.push_back({"avx2", avx2::pack_a, avx2::pack_b, avx2::with_packed_a, avx2::with_packed_b, avx2::gemm_block,
+                 avx2::buffer_floats});
+  if (cpu_native_isa() == NativeIsa::kAvx512)
     v.push_back({"avx512", avx512::pack_a, avx512::pack_b, avx512::with_packed_a, avx512::with_packed_b,
                  avx512::gemm_block, avx512::buffer_floats});
   return v;
@@ -77,7 +80,7 @@ const Dims kShapes[] = {{1, 1, 1}, {3, 5, 7}, {16, 17, 9}, {47, 33, 200}, {64, 1
 
 }  // namespace
 
-TEST_CASE("both GEMM builds match the naive GEMM on awkward shapes") {
+TEST_CASE("every GEMM build matches the naive GEMM on awkward shapes") {
   for (const Variant& v : variants())
     for (const Dims& d : kShapes)
       for (int threads : {1, 2}) {
@@ -113,8 +116,16 @@ TEST_CASE("a masked feature is absent for the dispatch and for the capability ch
   const char* mask = std::getenv(kMaskCpuFeaturesEnv);
   if (mask && std::strstr(mask, "avx512f")) {
     CHECK(!cpu_has("avx512f"));
-    CHECK(!cpu_use_avx512_kernels());  // the generic GEMM runs: the whole test suite can use it
+    CHECK(cpu_native_isa() != NativeIsa::kAvx512);  // a narrower build runs: the whole test suite can use it
     CHECK(cpu_missing({"avx512f", "sse2"}) == std::vector<std::string>{"avx512f"});
+  }
+  if (mask && std::strstr(mask, "avx2")) CHECK(cpu_native_isa() == NativeIsa::kGeneric);
+  if (!mask) {  // unmasked, the widest build this CPU runs
+    const NativeIsa want = cpu_missing({"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx2", "fma"}).empty()
+                               ? NativeIsa::kAvx512
+                           : cpu_missing({"avx2", "fma"}).empty() ? NativeIsa::kAvx2
+                                                                  : NativeIsa::kGeneric;
+    CHECK(cpu_native_isa() == want);
   }
   CHECK(cpu_has("sse2"));
   CHECK(!cpu_has("sse2", "avx2,sse2"));

@@ -2,6 +2,7 @@
 // checkpoints, conversion chains.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <unistd.h>
 
+#include "libs/core/cpu.h"
 #include "libs/core/files.h"
 #include "env/conversion_costs.h"
 #include "env/cost.h"
@@ -434,6 +436,25 @@ TEST_CASE("a LUT of another model, device or a synthetic one is refused with the
   device["synthetic"] = true;
   lut.device_json = device.dump();
   CHECK(lut_mismatch(lut, net).find("synthetic") != std::string::npos);
+}
+
+TEST_CASE("a LUT whose native kernels were another build is refused; one written before the field by its isa") {
+  Network net = tiny();
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), fast_options(""), &lut).is_ok());
+  auto device = nlohmann::json::parse(lut.device_json);
+  const std::string here = native_isa_name(cpu_native_isa());
+  CHECK(device["native_isa"] == here);
+  device["native_isa"] = here == "generic" ? "avx2" : "generic";
+  lut.device_json = device.dump();
+  CHECK(lut_mismatch(lut, net).find("another device: native kernels \"" + device["native_isa"].get<std::string>() +
+                                    "\" vs this machine's \"" + here + "\"") != std::string::npos);
+  // Before the field: AVX-512 CPUs ran the AVX-512 build, all others the generic one.
+  device.erase("native_isa");
+  lut.device_json = device.dump();
+  const auto& isa = device["isa"];
+  const std::string before = std::find(isa.begin(), isa.end(), "avx512f") != isa.end() ? "avx512" : "generic";
+  CHECK(lut_mismatch(lut, net).empty() == (before == here));  // on an AVX2 CPU: refused
 }
 
 TEST_CASE("a truncated or malformed LUT file gives a one-line error naming the file") {

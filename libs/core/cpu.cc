@@ -61,9 +61,21 @@ std::vector<std::string> cpu_missing(const std::vector<std::string>& wanted, con
   return missing;
 }
 
-bool cpu_use_avx512_kernels() {
-  static const bool use = cpu_missing({"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx2", "fma"}).empty();
-  return use;
+NativeIsa cpu_native_isa() {
+  static const NativeIsa isa = cpu_missing({"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx2", "fma"}).empty()
+                                   ? NativeIsa::kAvx512
+                               : cpu_missing({"avx2", "fma"}).empty() ? NativeIsa::kAvx2
+                                                                      : NativeIsa::kGeneric;
+  return isa;
+}
+
+const char* native_isa_name(NativeIsa isa) {
+  switch (isa) {
+    case NativeIsa::kAvx512: return "avx512";
+    case NativeIsa::kAvx2: return "avx2";
+    case NativeIsa::kGeneric: break;
+  }
+  return "generic";
 }
 
 }  // namespace lw

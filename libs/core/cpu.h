@@ -20,9 +20,14 @@ bool cpu_has(const std::string& feature, const std::string& extra_mask = "");
 /// The features of `wanted` that this CPU lacks (masked ones count as lacking).
 std::vector<std::string> cpu_missing(const std::vector<std::string>& wanted, const std::string& extra_mask = "");
 
-/// The kernel variant the native GEMM dispatches to: AVX-512 (avx512f, avx512bw, avx512vl,
-/// avx512dq, avx2, fma all present and unmasked) or the baseline x86-64 build. Decided once.
-bool cpu_use_avx512_kernels();
+/// The build of the native kernels (GEMM, Winograd transforms) this CPU runs, decided once
+/// per process from the unmasked features: AVX-512 (avx512f, avx512bw, avx512vl, avx512dq,
+/// avx2, fma), else AVX2 (avx2, fma: 256-bit FMA, twice SSE's width and a fused multiply-add),
+/// else the baseline x86-64 build (SSE2).
+enum class NativeIsa { kGeneric, kAvx2, kAvx512 };
+NativeIsa cpu_native_isa();
+/// "generic", "avx2", "avx512": the name the device fingerprint records.
+const char* native_isa_name(NativeIsa isa);
 
 /// Whether the CPU multiplies u8 x s8 into 32-bit sums in one instruction (AVX512-VNNI or
 /// AVX-VNNI). Without it, x86 int8 kernels use vpmaddubsw, whose pairwise u8 x s8 sums

@@ -2,8 +2,8 @@
 // transformed input V and the products M of one block stay in L2: for a block of whole
 // tile rows, V[p][tile][c] = B^T d B, M[p] = V[p] (tiles x C) * U[p] (C x K) for each of
 // the t*t positions p, Y = A^T m A. The transforms (conv_winograd_kernels.inc, built for
-// baseline x86-64 and for AVX-512, picked at run time) are written out (no multiplies by
-// the zeros of B and A) and work on 16 channels at once (one AVX-512 vector), so they need
+// baseline x86-64, AVX2 and AVX-512, picked at run time) are written out (no multiplies by
+// the zeros of B and A) and work on 16 channels at once (one AVX-512 vector, two AVX2 ones), so they need
 // channels contiguous: NHWC is read and written in place, NCHW blocks go through a
 // channels-last staging copy.
 #include <algorithm>
@@ -25,6 +25,7 @@ struct WinogradKernels {
   decltype(&generic::output_tiles) output_tiles;
 };
 const WinogradKernels kGeneric{generic::kernel_transform, generic::input_tiles, generic::output_tiles};
+const WinogradKernels kAvx2{avx2::kernel_transform, avx2::input_tiles, avx2::output_tiles};
 const WinogradKernels kAvx512{avx512::kernel_transform, avx512::input_tiles, avx512::output_tiles};
 
 // Template parameter M fixes the tile (T = M + 2, P = T * T positions).
@@ -199,7 +200,8 @@ class WinogradConv : public ConvBase {
 }  // namespace
 
 Status create_winograd_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
-  const WinogradKernels& k = cpu_use_avx512_kernels() ? kAvx512 : kGeneric;
+  const NativeIsa isa = cpu_native_isa();
+  const WinogradKernels& k = isa == NativeIsa::kAvx512 ? kAvx512 : isa == NativeIsa::kAvx2 ? kAvx2 : kGeneric;
   if (a.desc.algorithm == Algorithm::kWinogradF2) *out = std::make_unique<WinogradConv<2>>(a, k);
   else *out = std::make_unique<WinogradConv<4>>(a, k);
   return Status::ok();

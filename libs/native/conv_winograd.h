@@ -1,7 +1,7 @@
 /// \file
-/// The Winograd convolution's transforms in two builds (conv_winograd_kernels.inc): `generic`
-/// for any x86-64 CPU and `avx512`; conv_winograd.cc picks one per primitive from
-/// cpu_use_avx512_kernels(). Plain data crosses between them, no code.
+/// The Winograd convolution's transforms in three builds (conv_winograd_kernels.inc):
+/// `generic` for any x86-64 CPU, `avx2` and `avx512`; conv_winograd.cc picks one per
+/// primitive from cpu_native_isa(). Plain data crosses between them, no code.
 #pragma once
 #include <cstdint>
 
@@ -48,6 +48,7 @@ struct WinogradTiles {
   void output_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
   }
 LW_DECLARE_WINOGRAD_VARIANT(generic)
+LW_DECLARE_WINOGRAD_VARIANT(avx2)
 LW_DECLARE_WINOGRAD_VARIANT(avx512)
 
 }  // namespace lw::native

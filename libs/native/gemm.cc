@@ -1,5 +1,5 @@
 // The native GEMM: Eigen's single-threaded kernel on blocks split over the pinned thread set,
-// dispatched at run time to the AVX-512 or the baseline build of the kernels
+// dispatched at run time to the AVX-512, the AVX2 or the baseline build of the kernels
 // (gemm_variant.h; the build is portable unless LAYERWISE_NATIVE_ARCH).
 #include <algorithm>
 
@@ -10,8 +10,10 @@
 #include "libs/ops/thread_pool.h"
 
 // One call site per public function: the variant is decided once per process.
-#define LW_GEMM_DISPATCH(fn, ...) \
-  (cpu_use_avx512_kernels() ? native::avx512::fn(__VA_ARGS__) : native::generic::fn(__VA_ARGS__))
+#define LW_GEMM_DISPATCH(fn, ...)                                          \
+  (cpu_native_isa() == NativeIsa::kAvx512 ? native::avx512::fn(__VA_ARGS__) \
+   : cpu_native_isa() == NativeIsa::kAvx2 ? native::avx2::fn(__VA_ARGS__)   \
+                                          : native::generic::fn(__VA_ARGS__))
 
 namespace lw {
 namespace {

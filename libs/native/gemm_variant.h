@@ -1,8 +1,9 @@
 /// \file
-/// The two builds of the native GEMM's Eigen kernels (gemm_kernels.inc): `generic` for any
-/// x86-64 CPU and `avx512` compiled with AVX-512 enabled. gemm.cc's public functions
-/// (kernels.h) pick one per call from cpu_use_avx512_kernels(), decided once per process, so
-/// weights packed by one variant are always read by the same one.
+/// The three builds of the native GEMM's Eigen kernels (gemm_kernels.inc): `generic` for any
+/// x86-64 CPU, `avx2` compiled with AVX2 + FMA and `avx512` with AVX-512 enabled. gemm.cc's
+/// public functions (kernels.h) pick one per call from cpu_native_isa(), decided once per
+/// process, so weights packed by one variant are always read by the same one (the variants
+/// pack differently: Eigen's panel widths follow the vector width).
 #pragma once
 #include <cstdint>
 
@@ -25,5 +26,6 @@
 
 namespace lw::native {
 LW_DECLARE_GEMM_VARIANT(generic)
+LW_DECLARE_GEMM_VARIANT(avx2)
 LW_DECLARE_GEMM_VARIANT(avx512)
 }  // namespace lw::native
