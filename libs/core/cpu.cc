@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "libs/core/enum_names.h"
+
 namespace lw {
 
 namespace {
@@ -70,12 +72,9 @@ NativeIsa cpu_native_isa() {
 }
 
 const char* native_isa_name(NativeIsa isa) {
-  switch (isa) {
-    case NativeIsa::kAvx512: return "avx512";
-    case NativeIsa::kAvx2: return "avx2";
-    case NativeIsa::kGeneric: break;
-  }
-  return "generic";
+  static constexpr NameRow<NativeIsa> kNames[] = {
+      {NativeIsa::kGeneric, "generic"}, {NativeIsa::kAvx2, "avx2"}, {NativeIsa::kAvx512, "avx512"}};
+  return name_of(kNames, isa);
 }
 
 }  // namespace lw
