@@ -3,8 +3,8 @@
 // tile rows, V[p][tile][c] = B^T d B, M[p] = V[p] (tiles x C) * U[p] (C x K) for each of
 // the t*t positions p, Y = A^T m A. The transforms (conv_winograd_kernels.inc, built for
 // baseline x86-64, AVX2 and AVX-512, picked at run time) are written out (no multiplies by
-// the zeros of B and A) and work on 16 channels at once (one AVX-512 vector, two AVX2
-// ones), so they need channels contiguous: NHWC is read and written in place, NCHW blocks
+// the zeros of B and A) and work on a vector of channels at once (16 with AVX-512, 8 with
+// AVX2), so they need channels contiguous: NHWC is read and written in place, NCHW blocks
 // go through a channels-last staging copy.
 #include <algorithm>
 
