@@ -1,7 +1,8 @@
 // Every build of the native GEMM this CPU runs (libs/native/gemm_variant.h: generic x86-64,
-// AVX2, AVX-512, dispatched at run time) against a naive GEMM on awkward shapes, with and without the
-// packed operands, bias and activation; and the capability mask that the dispatch and the
-// runtime's ISA check share (ctest also runs this binary with LAYERWISE_MASK_CPU_FEATURES).
+// AVX2, AVX-512, dispatched at run time) against a naive GEMM on awkward shapes, with and
+// without the packed operands, bias and activation; and the capability mask that the dispatch
+// and the runtime's ISA check share (ctest also runs this binary with
+// LAYERWISE_MASK_CPU_FEATURES).
 #include <doctest/doctest.h>
 
 #include <cmath>
