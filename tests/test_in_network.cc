@@ -17,7 +17,8 @@ using namespace lw;
 namespace {
 
 const testing::ProfiledNet& tiny() {
-  static const testing::ProfiledNet t = testing::profiled(testing::tiny_conv_net(Shape{1, 8, 14, 14}, "tiny_in_network"));
+  static const testing::ProfiledNet t =
+      testing::profiled(testing::tiny_conv_net(Shape{1, 8, 14, 14}, "tiny_in_network"));
   return t;
 }
 
