@@ -49,6 +49,9 @@ nlohmann::json Protocol::to_json() const {
   // Native kernels on libgomp's team (libs/ops/thread_pool.h; on our own worker before
   // 2026-11-26 evening, and without this key).
   if (native_kernels_pool() != ThreadPoolId::kNative) j["native_kernels_on"] = to_string(native_kernels_pool());
+  // XNNPACK's 2-thread steps on libgomp's team (libs/xnnpack/omp_pthreadpool.cc; on
+  // pthreadpool's own worker before 2026-11-27 afternoon, and without this key).
+  j["xnnpack_on"] = to_string(ThreadPoolId::kOpenmp);
   return j;
 }
 

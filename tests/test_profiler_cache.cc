@@ -239,4 +239,10 @@ TEST_CASE("the protocol records the cache state and the OpenMP spin it was measu
   ::unsetenv("GOMP_SPINCOUNT");
   CHECK_FALSE(Protocol{}.to_json().contains("omp_spincount"));
   CHECK_FALSE(Protocol{} == p);
+  // XNNPACK's 2-thread steps on libgomp's team: a LUT timed on pthreadpool's worker (no key)
+  // is another protocol, so `run` profiles it again.
+  CHECK(p.to_json().value("xnnpack_on", "") == "openmp");
+  nlohmann::json older = Protocol{}.to_json();
+  older.erase("xnnpack_on");
+  CHECK(older != Protocol{}.to_json());
 }

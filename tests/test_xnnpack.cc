@@ -41,6 +41,28 @@ TEST_CASE("xnnpack conv2d: every implementation on awkward and random shapes") {
   }
 }
 
+TEST_CASE("xnnpack's 2-thread operators run on libgomp's team (omp_pthreadpool.cc), 1-thread ones on the caller") {
+  ConvTester t;
+  t.input(1, 16, 14, 14).out_channels(32).kernel(3).pad(1);
+  const Layer l = t.layer();
+  for (int threads : {1, 2}) {
+    ImplDesc d;
+    REQUIRE(parse_impl_name("conv2d_nhwc_f32_xnnpack_default_t" + std::to_string(threads), &d).is_ok());
+    CHECK(thread_pool_of(Library::kXnnpack, threads) == (threads == 1 ? ThreadPoolId::kCaller : ThreadPoolId::kOpenmp));
+    std::unique_ptr<Primitive> p;
+    REQUIRE(registry().create({d, &l, {t.input_shape()}, {}, {}}, &p).is_ok());
+    REQUIRE(p->reshape({t.input_shape()}).is_ok());
+    Tensor in = Tensor::create(t.input_shape(), DType::kF32, Layout::kNHWC), out = Tensor::create(p->output_shape(), DType::kF32, Layout::kNHWC);
+    std::vector<uint8_t> ws(p->workspace_bytes() + 1);
+    REQUIRE(p->setup({in.data()}, out.data(), ws.data()).is_ok());
+    const uint64_t before = xnnpack_team_calls();
+    REQUIRE(p->run().is_ok());
+    // (a 1-thread operator passes no pool: XNNPACK calls nothing of pthreadpool's on a team)
+    if (threads == 1) CHECK(xnnpack_team_calls() == before);
+    else CHECK(xnnpack_team_calls() > before);
+  }
+}
+
 TEST_CASE("xnnpack conv2d rejects what it cannot do, with a reason") {
   ConvTester t;
   Layer l = t.layer();

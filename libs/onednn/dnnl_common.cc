@@ -96,32 +96,6 @@ dnnl::primitive_attr user_scratchpad_attr() {
 
 void set_threads(int threads) { omp_set_num_threads(threads); }
 
-void omp_pool_job(double item_us) {
-#pragma omp parallel num_threads(2)
-  busy_for_us(item_us);
-}
-
-void omp_pool_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx) {
-#pragma omp parallel num_threads(2)
-  {
-    if (omp_get_num_threads() < 2) fn(ctx, 0, n);
-    else if (omp_get_thread_num() == 0) fn(ctx, 0, mid);
-    else fn(ctx, mid, n);
-  }
-}
-
-void prepare_threads() {
-  // Read the allowed set once while the caller is unpinned (registration), then pin OpenMP
-  // thread 1 of this caller's team to the thread set's second CPU.
-  static const int cpu = thread_set_cpu(1);
-  if (cpu < 0) return;
-#pragma omp parallel num_threads(2)
-  {
-    if (omp_get_thread_num() == 1) become_thread_set_worker(cpu);
-  }
-  omp_set_num_threads(1);
-}
-
 Status DnnlPrim::reshape(const std::vector<Shape>& in) {
   if (in == in_shapes_) return Status::ok();
   set_threads(threads_);  // oneDNN sizes the scratchpad and splits work for this team

@@ -47,14 +47,8 @@ Status reject_reference(const dnnl::primitive_desc_base& pd);
 /// primitive_attr with a user-managed scratchpad (the executor's workspace).
 dnnl::primitive_attr user_scratchpad_attr();
 /// Sets the OpenMP team size oneDNN uses for the calling thread (inside run: its cost is
-/// measured). prepare_threads(2) also pins OpenMP thread 1 to the second CPU, once.
+/// measured). The team itself is prepared at registration (libs/ops/omp_team.h).
 void set_threads(int threads);
-void prepare_threads();
-/// One busy item of `item_us` on each thread of libgomp's 2-thread team (register_pool_job).
-void omp_pool_job(double item_us);
-/// A parallel_for's two chunks on libgomp's 2-thread team: [0, mid) on the caller (thread 0),
-/// [mid, n) on thread 1 (register_pool_range; all of it on the caller if the team has one).
-void omp_pool_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx);
 
 /// A oneDNN primitive with its arguments: inputs are bound to DNNL_ARG_SRC* in order, the
 /// output to DNNL_ARG_DST, the workspace to DNNL_ARG_SCRATCHPAD; packed weights are

@@ -1,6 +1,7 @@
 // Registration of every onednn implementation: a table of (layer kind, dtypes, layouts)
 // crossed with {plain, fused} and the thread sets.
 #include "libs/onednn/dnnl_common.h"
+#include "libs/ops/omp_team.h"
 
 namespace lw {
 namespace {
@@ -47,9 +48,7 @@ std::vector<Variant> variants() {
 }  // namespace
 
 void register_onednn(Registry& r) {
-  dnnl_ops::prepare_threads();
-  register_pool_job(ThreadPoolId::kOpenmp, dnnl_ops::omp_pool_job);
-  register_pool_range(ThreadPoolId::kOpenmp, dnnl_ops::omp_pool_range);
+  prepare_omp_team();
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

@@ -28,7 +28,7 @@ std::vector<Library> all_libraries() { return all_values(kLibraries); }
 ThreadPoolId thread_pool_of(Library lib, int threads) {
   if (threads <= 1) return ThreadPoolId::kCaller;
   switch (lib) {
-    case Library::kXnnpack: return ThreadPoolId::kXnnpack;
+    case Library::kXnnpack:  // (on libgomp's team: libs/xnnpack/omp_pthreadpool.cc)
     case Library::kOnednn:
     case Library::kTorch: return ThreadPoolId::kOpenmp;
     default: return native_kernels_pool();  // native kernels, OpenBLAS (split by parallel_for)

@@ -29,8 +29,8 @@ class ScopedPin {
 };
 
 /// Makes the calling thread a thread-set worker: pins it to `cpu` (false if that failed) and
-/// flushes denormals on it, as every cpu1 worker does once (ours, XNNPACK's pthreadpool
-/// worker, libgomp's thread 1) and the caller under ScopedPin. Flushing: denormal inputs read
+/// flushes denormals on it, as every cpu1 worker does once (ours, libgomp's thread 1, which
+/// also runs XNNPACK's 2-thread steps) and the caller under ScopedPin. Flushing: denormal inputs read
 /// as zero and denormal results are written as zero (x86 MXCSR DAZ + FTZ; nothing elsewhere).
 /// Why: a random-weight network's activations decay into denormals, on which FP arithmetic
 /// takes a slow path. MobileNetV3-Large's opt-fp32 at 1 thread ran 4.07 ms with them and
@@ -69,8 +69,9 @@ int available_thread_set_cpus();
 /// -1 when there is no such CPU.
 int thread_set_cpu(int k);
 
-/// Every pool with workers on cpu1 (ours, XNNPACK's pthreadpool) lets them spin after a
-/// job so that back-to-back jobs start at once. A spinning worker of one pool keeps another
+/// Every pool with workers on cpu1 (ours; XNNPACK's pthreadpool until it moved onto
+/// libgomp's team, libs/xnnpack/omp_pthreadpool.cc) lets them spin after a job so that
+/// back-to-back jobs start at once. A spinning worker of one pool keeps another
 /// pool's worker off cpu1 for up to a scheduler slice (measured: 10-28 ms stalls when a
 /// 2-thread deployment alternates XNNPACK and native steps). So the executor asks a pool
 /// to park its workers when the next 2-thread step belongs to another pool. Pools are

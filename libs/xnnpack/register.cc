@@ -1,6 +1,7 @@
 // Registration of every xnnpack implementation: layer kinds x dtypes x layouts x thread sets.
 #include <cstdio>
 
+#include "libs/ops/omp_team.h"
 #include "libs/ops/thread_pool.h"
 #include "libs/xnnpack/xnn_common.h"
 
@@ -45,10 +46,8 @@ void register_xnnpack(Registry& r) {
     std::fprintf(stderr, "layerwise: xnnpack not registered: %s\n", s.to_string().c_str());
     return;
   }
-  xnn::pool_for(2);  // make and pin the 2-thread pool now, never inside a timed run
-  register_pool_release(int(ThreadPoolId::kXnnpack), xnn::release_pool2);
-  register_pool_job(ThreadPoolId::kXnnpack, xnn::pool2_job);
-  register_pool_range(ThreadPoolId::kXnnpack, xnn::pool2_range);
+  prepare_omp_team();  // XNNPACK's 2-thread steps run on libgomp's team (omp_pthreadpool.cc)
+  xnn::pool_for(2);    // made now, never inside a timed run
   for (const Variant& v : variants())
     for (int t : kThreadSets) {
       ImplDesc d;

@@ -14,15 +14,9 @@ namespace lw::xnn {
 Status check(xnn_status s, const char* what);
 /// Initialises XNNPACK once; later calls return the first result.
 Status initialize();
-/// nullptr (run on the caller) for thread set 1; the shared 2-thread pool for 2.
+/// nullptr (run on the caller) for thread set 1; for 2, the shared 2-thread pool: libgomp's
+/// team (omp_pthreadpool.cc), the kOpenmp pool of the executor and the cost model.
 pthreadpool_t pool_for(int threads);
-/// Sends the 2-thread pool's workers to kernel wait now instead of spinning (a no-op job
-/// with PTHREADPOOL_FLAG_YIELD_WORKERS; see release_pool in libs/ops/thread_pool.h).
-void release_pool2();
-/// Two busy items of `item_us` on the 2-thread pool (register_pool_job).
-void pool2_job(double item_us);
-/// A parallel_for's two chunks on the 2-thread pool, one item each (register_pool_range).
-void pool2_range(int64_t mid, int64_t n, detail::RangeFn fn, void* ctx);
 
 /// Output clamp of a fused activation for f32 operators: none, relu, relu6; otherwise
 /// unsupported.

@@ -5,9 +5,12 @@
 /// relu / relu6, hardswish, sigmoid, softmax; int8 (qs8) convolution and fully-connected
 /// with per-tensor weights (algorithm `default`) and convolution with per-channel weights
 /// (`qc8`). Operators are created (weights packed) in the factory; run() only calls
-/// xnn_run_operator. Thread set 1 runs on the caller (no pool); thread set 2 uses one
-/// 2-thread pthreadpool whose worker is pinned to the second CPU when the pool is made.
+/// xnn_run_operator. Thread set 1 runs on the caller (no pool); thread set 2 runs on
+/// libgomp's 2-thread team, the pool of oneDNN's steps: omp_pthreadpool.cc defines
+/// pthreadpool's API on it, and XNNPACK's calls bind to that (not to libpthreadpool).
 #pragma once
+#include <cstdint>
+
 #include "libs/ops/registry.h"
 
 namespace lw {
@@ -16,5 +19,9 @@ namespace lw {
 /// If XNNPACK cannot initialise on this CPU nothing is registered (the reason is logged
 /// to stderr once).
 void register_xnnpack(Registry& registry);
+
+/// Calls of pthreadpool's API that ran on libgomp's team (two threads) in this process: the
+/// evidence that XNNPACK's 2-thread operators reach omp_pthreadpool.cc.
+uint64_t xnnpack_team_calls();
 
 }  // namespace lw
