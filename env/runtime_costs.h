@@ -27,8 +27,8 @@ Status measure_runtime_costs(const Network& net, const Protocol& protocol, Runti
 /// the machine has one CPU for the thread sets (no hand-off exists there).
 Status measure_handoff_costs(int rounds, RuntimeCosts* out);
 /// The items, from a conversion's few us to past libgomp's spin at GOMP_SPINCOUNT=10000 (~0.35
-/// ms here), where a late worker's delay levels off. Why several: the caller of our pool and
-/// of XNNPACK's takes a late worker's share back, so a hand-off costs about min(delay, step):
+/// ms here), where a late worker's delay levels off. Why several: our pool's caller takes a
+/// late worker's share back, so a hand-off costs about min(delay, step):
 /// on a Zen 5 VM (results/reference/handoff-item/) the OpenMP -> native hand-off read
 /// 0.02 / 0.06 / 0.15 ms with 20 / 60 / 150 us items, and in MobileNetV2's 2-thread networks
 /// such hand-offs cost 0.04 ms before steps under 0.03 ms and 0.07-0.14 ms before longer ones.

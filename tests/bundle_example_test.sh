@@ -16,6 +16,15 @@ cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 cmake -S examples -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; fail "configuring examples/ against the installed package failed"; }
 cmake --build "$work/examples" -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "building examples/ failed"; }
+# XNNPACK's 2-thread steps run on libgomp's team only if the runtime exports pthreadpool's API
+# (libs/xnnpack/omp_pthreadpool.cc) for libXNNPACK to bind to; its other internals stay hidden.
+for sym in pthreadpool_create pthreadpool_parallelize_1d pthreadpool_parallelize_2d_tile_2d pthreadpool_compute_1d; do
+  nm -D --defined-only "$work/prefix/lib/liblayerwise_runtime.so" | grep -q " T $sym\$" ||
+    fail "the runtime library does not export $sym"
+done
+if nm -D --defined-only "$work/prefix/lib/liblayerwise_runtime.so" | grep -q "xnnpack_team_calls"; then
+  fail "the runtime library exports Layerwise's internals"
+fi
 # LibTorch is the runtime's private dependency: the application neither includes nor links it.
 if grep -rqi "torch" "$work/examples/CMakeFiles/classify_fmnist.dir/link.txt" "$work/examples/CMakeFiles/classify_fmnist.dir/flags.make"; then
   fail "the example's compile or link line names LibTorch"

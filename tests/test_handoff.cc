@@ -28,8 +28,8 @@ void set_handoff(Lut& lut, const char* from, const char* to, double ms, double i
 
 int pool_of(const Impl& m) {
   if (m.threads <= 1) return pool_index("caller");
-  if (m.library == "xnnpack") return pool_index("xnnpack");
-  if (m.library == "onednn" || m.library == "torch") return pool_index("openmp");
+  // (XNNPACK's 2-thread steps on libgomp's team: libs/xnnpack/omp_pthreadpool.cc)
+  if (m.library == "onednn" || m.library == "torch" || m.library == "xnnpack") return pool_index("openmp");
   return int(native_kernels_pool());  // native kernels, OpenBLAS
 }
 
@@ -87,25 +87,27 @@ Impl on(const char* name, const char* library, double ms, bool fused_act = false
   return m;
 }
 
-// conv -> conv(+relu) -> relu -> conv, each on XNNPACK or oneDNN (2 threads, one format). By
-// latency alone the optimum alternates pools; with a 0.3 ms hand-off between them it stays
-// on XNNPACK, and the fused relu keeps the pool of the conv that absorbs it.
+// conv -> conv(+relu) -> relu -> conv, each with native kernels or oneDNN (2 threads, one
+// format). With the native kernels on our own worker (ScopedNativeKernelsPool) the two run on
+// different pools: by latency alone the optimum alternates them; with a 0.3 ms hand-off
+// between them it stays native, and the fused relu keeps the pool of the conv that absorbs it.
 Lut alternating_lut() {
   Lut lut;
   lut.model_name = "alternating";
   lut.formats.push_back({Layout::kNHWC, DType::kF32, 2});
   lut.layers.push_back(layer("input", LayerKind::kInput, {}, {impl("in", 0, 0, 0, "input")}));
-  lut.layers.push_back(layer("c1", LayerKind::kConv2d, {0}, {on("x1", "xnnpack", 1.0), on("o1", "onednn", 1.15)}));
+  lut.layers.push_back(layer("c1", LayerKind::kConv2d, {0}, {on("x1", "native", 1.0), on("o1", "onednn", 1.15)}));
   lut.layers.push_back(layer("c2", LayerKind::kConv2d, {1},
-                             {on("x2", "xnnpack", 1.2, true), on("o2", "onednn", 1.0, true), on("o2p", "onednn", 1.05)}));
-  lut.layers.push_back(layer("r2", LayerKind::kRelu, {2}, {on("fused", "fused", 0.0), on("xr", "xnnpack", 0.1), on("or", "onednn", 0.1)}));
-  lut.layers.push_back(layer("c3", LayerKind::kConv2d, {3}, {on("x3", "xnnpack", 1.0), on("o3", "onednn", 1.1)}));
+                             {on("x2", "native", 1.2, true), on("o2", "onednn", 1.0, true), on("o2p", "onednn", 1.05)}));
+  lut.layers.push_back(layer("r2", LayerKind::kRelu, {2}, {on("fused", "fused", 0.0), on("xr", "native", 0.1), on("or", "onednn", 0.1)}));
+  lut.layers.push_back(layer("c3", LayerKind::kConv2d, {3}, {on("x3", "native", 1.0), on("o3", "onednn", 1.1)}));
   return lut;
 }
 
 }  // namespace
 
 TEST_CASE("hand-offs: a measured hand-off moves the optimum; predict, env steps, exact and ILP agree") {
+  ScopedNativeKernelsPool own(ThreadPoolId::kNative);
   Lut lut = alternating_lut();
   Problem plain;
   REQUIRE(compile_problem(lut, &plain).is_ok());
@@ -115,18 +117,18 @@ TEST_CASE("hand-offs: a measured hand-off moves the optimum; predict, env steps,
   CHECK(before.best == std::vector<int>{0, 0, 1, 0, 0});  // x1, o2 fused, fused relu, x3: 3.0 ms
   CHECK(before.best_latency_ms == doctest::Approx(3.0));
 
-  set_handoff(lut, "xnnpack", "openmp", 0.3);
-  set_handoff(lut, "openmp", "xnnpack", 0.3);
-  set_handoff(lut, "caller", "xnnpack", 0.05);
+  set_handoff(lut, "native", "openmp", 0.3);
+  set_handoff(lut, "openmp", "native", 0.3);
+  set_handoff(lut, "caller", "native", 0.05);
   set_handoff(lut, "caller", "openmp", 0.02);
-  set_handoff(lut, "xnnpack", "caller", 0.01);
+  set_handoff(lut, "native", "caller", 0.01);
   set_handoff(lut, "openmp", "caller", 0.04);
   Problem p;
   REQUIRE(compile_problem(lut, &p).is_ok());
   REQUIRE(p.has_handoffs());
   std::vector<int> brute;
   const double want = brute_with_handoffs(lut, &brute);
-  CHECK(brute == std::vector<int>{0, 0, 0, 0, 0});  // all XNNPACK: 3.2 + 0.05 + 0.01
+  CHECK(brute == std::vector<int>{0, 0, 0, 0, 0});  // all native: 3.2 + 0.05 + 0.01
   CHECK(want == doctest::Approx(3.26));
   // The old optimum now pays two hand-offs, through the fused relu's walk back to its conv.
   CHECK(predict_latency_ms(p, before.best) == doctest::Approx(3.0 + 0.05 + 0.3 + 0.3 + 0.01));
@@ -152,6 +154,7 @@ TEST_CASE("hand-offs: a measured hand-off moves the optimum; predict, env steps,
 }
 
 TEST_CASE("hand-offs: a conversion into a 2-thread format runs on its consumer's pool: its chain alone, no hand-off of its own") {
+  ScopedNativeKernelsPool own(ThreadPoolId::kNative);  // (conversions would run on our worker)
   for (double chain : {0.004, 0.5}) {
     CAPTURE(chain);
     Lut lut = alternating_lut();
@@ -163,13 +166,12 @@ TEST_CASE("hand-offs: a conversion into a 2-thread format runs on its consumer's
     Problem plain;
     REQUIRE(compile_problem(lut, &plain).is_ok());
     set_handoff(lut, "caller", "native", 0.03);
-    set_handoff(lut, "xnnpack", "native", 0.02);
     set_handoff(lut, "openmp", "native", 0.025);
     Problem p;
     REQUIRE(compile_problem(lut, &p).is_ok());
-    const std::vector<int> all_x = {0, 0, 0, 0, 0};  // no hand-off into native: all steps on xnnpack
-    CHECK(predict_latency_ms(p, all_x) == doctest::Approx(predict_latency_ms(plain, all_x)));
-    CHECK(predict_latency_ms(plain, all_x) == doctest::Approx(1.0 + 1.2 + 1.0 + chain));  // x1, x2, x3 and r2 -> c3
+    const std::vector<int> all_o = {0, 1, 1, 0, 1};  // no hand-off into native: all steps on libgomp's team
+    CHECK(predict_latency_ms(p, all_o) == doctest::Approx(predict_latency_ms(plain, all_o)));
+    CHECK(predict_latency_ms(plain, all_o) == doctest::Approx(1.15 + 1.0 + 1.1 + chain));  // o1, o2, o3 and r2 -> c3
   }
 }
 
@@ -198,8 +200,8 @@ TEST_CASE("hand-offs: a change of thread set alone wakes no pool: no detour char
   }
 }
 
-// The same random DAGs with native kernels on their own pool (four pools) and on libgomp's
-// team (three: native and oneDNN steps then share one).
+// The same random DAGs with native kernels on their own pool (three pools: the caller, ours
+// and libgomp's team, which XNNPACK's and oneDNN's steps share) and on libgomp's team (two).
 void check_random_dags_with_handoffs(ThreadPoolId native_on, int min_moved) {
   ScopedNativeKernelsPool set(native_on);
   int solved = 0, moved = 0;
@@ -318,15 +320,16 @@ TEST_CASE("hand-offs: read at the step's length between the measured items, flat
   CHECK(handoffs_table(rc).find("by the step's length") != std::string::npos);
 
   // In the cost model, a layer's hand-off is read at its fastest step on the pool it enters:
-  // c1 after the input on the caller, into XNNPACK (1.0 ms) or oneDNN (1.15 ms); r2 into
-  // XNNPACK or oneDNN at 0.1 ms (the fused pseudo-impl runs no step).
+  // c1 after the input on the caller, into our pool (1.0 ms) or oneDNN's (1.15 ms); r2 into
+  // either at 0.1 ms (the fused pseudo-impl runs no step).
+  ScopedNativeKernelsPool own(ThreadPoolId::kNative);
   Lut two = alternating_lut();
-  set_handoff(two, "caller", "xnnpack", 0.01, 100);
-  set_handoff(two, "caller", "xnnpack", 0.21, 1100);
+  set_handoff(two, "caller", "native", 0.01, 100);
+  set_handoff(two, "caller", "native", 0.21, 1100);
   set_handoff(two, "caller", "openmp", 0.0, 100);
   Problem p;
   REQUIRE(compile_problem(two, &p).is_ok());
-  const int caller = pool_index("caller"), x = pool_index("xnnpack");
+  const int caller = pool_index("caller"), x = pool_index("native");
   CHECK(p.handoff_ms(1, caller, x) == doctest::Approx(0.01 + 0.2 * 0.9));  // 1.0 ms: 900 of the 1000 us
   CHECK(p.handoff_ms(3, caller, x) == doctest::Approx(0.01));               // 0.1 ms: the shortest item's
   const std::vector<int> all_x = {0, 0, 0, 0, 0};  // x1, x2 + fused relu, x3: one hand-off in, at c1's length

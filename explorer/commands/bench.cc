@@ -53,16 +53,21 @@ std::vector<int> thread_caps(const Args& args) {
   return caps;
 }
 
-// A LUT whose native kernels ran on another pool than this process's (its protocol's
-// native_kernels_on, absent: our worker) still plans, but its native figures and hand-offs
-// were timed on that pool: say so rather than refuse (an A/B reads old LUTs on purpose).
-void warn_if_native_pool_differs(const Lut& lut, const std::string& path) {
+// A LUT whose native kernels or XNNPACK ran on another pool than this process's (its
+// protocol's native_kernels_on, absent: our worker; xnnpack_on, absent: pthreadpool's own
+// worker) still plans, but those figures and hand-offs were timed on that pool: say so rather
+// than refuse (an A/B reads old LUTs on purpose).
+void warn_if_pools_differ(const Lut& lut, const std::string& path) {
   const nlohmann::json j = nlohmann::json::parse(lut.protocol_json, nullptr, false);
-  const std::string lut_pool = j.is_object() ? j.value("native_kernels_on", to_string(ThreadPoolId::kNative)) : "";
-  const std::string here = to_string(native_kernels_pool());
-  if (!lut_pool.empty() && lut_pool != here)
+  if (!j.is_object()) return;
+  const std::string native = j.value("native_kernels_on", to_string(ThreadPoolId::kNative));
+  if (native != to_string(native_kernels_pool()))
     std::fprintf(stderr, "layerwise bench: note: %s timed native kernels on the '%s' pool, this process runs them on '%s' (LAYERWISE_NATIVE_POOL)\n",
-                 path.c_str(), lut_pool.c_str(), here.c_str());
+                 path.c_str(), native.c_str(), to_string(native_kernels_pool()));
+  const std::string xnnpack = j.value("xnnpack_on", to_string(ThreadPoolId::kXnnpack));
+  if (xnnpack != to_string(thread_pool_of(Library::kXnnpack, 2)))
+    std::fprintf(stderr, "layerwise bench: note: %s timed XNNPACK's 2-thread steps on the '%s' pool, this build runs them on '%s'\n",
+                 path.c_str(), xnnpack.c_str(), to_string(thread_pool_of(Library::kXnnpack, 2)));
 }
 
 // Loads or profiles the LUT of every model first, so that no measurement runs beside profiling.
@@ -90,7 +95,7 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
     else if (args.get("lut-statistic", "median") != "median") throw UsageError("--lut-statistic: median or min");
     line.finish();
     std::fprintf(stderr, "%s %s\n", profiled ? "profiled" : "reusing", path.c_str());
-    warn_if_native_pool_differs(luts[i], path);
+    warn_if_pools_differ(luts[i], path);
   }
   return luts;
 }
@@ -107,7 +112,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
         "Load average (1 min) at start: "
      << load_start << ". GOMP_SPINCOUNT=" << (std::getenv("GOMP_SPINCOUNT") ? std::getenv("GOMP_SPINCOUNT") : "default")
      << ". Native kernels' 2-thread steps on " << (native_kernels_pool() == ThreadPoolId::kNative ? "our worker" : "libgomp's team")
-     << ". cpu1 workers woken after OpenMP steps (ours, XNNPACK's): scheduler slice " << kWakeSliceUs << " us "
+     << ", XNNPACK's on libgomp's team. Our cpu1 worker, woken after OpenMP steps: scheduler slice " << kWakeSliceUs << " us "
      << (wake_slice_shortened() ? "(taken)" : "(not taken: this kernel keeps its default)")
      << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies."
      << (args.flag("recheck") ? " Rechecked: the same cost model with every implementation a deployment uses timed again, "

@@ -49,8 +49,8 @@ bool become_thread_set_worker(int cpu);
 /// 2-thread deployments came within +0.5 ... +15 % of their predictions in runs with the
 /// cores near, from +15 ... +21 % (results/reference/wake-slice/). Unlike a lower priority
 /// for libgomp's worker (tried: GoogLeNet 3x slower, results/reference/omp-worker-priority/),
-/// a slice changes no thread's share of the CPU. Our cpu1 worker and XNNPACK's call it;
-/// libgomp's, the spinner, keeps the default slice.
+/// a slice changes no thread's share of the CPU. Our cpu1 worker calls it (XNNPACK's did
+/// while it had a pool of its own); libgomp's, the spinner, keeps the default slice.
 bool shorten_wake_slice();
 /// Whether shorten_wake_slice took effect on every worker that asked (false before any asked).
 bool wake_slice_shortened();

@@ -13,19 +13,25 @@
 /// cost that depends on what ran three steps before. One team removes the hand-off: the
 /// worker that the OpenMP step left spinning takes the XNNPACK step at once.
 ///
-/// The symbols replace libpthreadpool's for the whole process: the executable defines them,
-/// and the dynamic linker binds libXNNPACK's (and LibTorch's) references to the first
-/// definition, ours (PyTorch ships its own pthreadpool implementation the same way). So
-/// every entry point of Debian's libpthreadpool 0.1 is defined here, the deprecated
-/// compute_* ones included: a pool made by one implementation must never reach the other.
+/// The symbols replace libpthreadpool's for the whole process: the executable (or the
+/// runtime library, which compiles this file itself: its archives' symbols stay hidden)
+/// exports them, and the dynamic linker binds libXNNPACK's (and LibTorch's) references to
+/// the first definition in load order, ours (PyTorch ships its own pthreadpool
+/// implementation the same way). So every entry point of Debian's libpthreadpool 0.1 is
+/// defined here, the deprecated compute_* ones included: a pool made by one implementation
+/// must never reach the other. An application that loads libpthreadpool before Layerwise's
+/// runtime binds XNNPACK there: make_xnnpack_pool2 then makes that library's pool.
 #include <pthreadpool.h>
 
 #include <omp.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <new>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -119,6 +125,27 @@ using S = const size_t*;
 
 uint64_t lw::xnnpack_team_calls() { return g_team_calls.load(std::memory_order_relaxed); }
 
+// Where the process binds pthreadpool_parallelize_1d, the first entry point XNNPACK calls:
+// this file's module (the executable or the runtime library) or another (libpthreadpool).
+// Compared by module, not by address: inside a shared library our own name may resolve
+// through the same global binding.
+pthreadpool_t lw::make_xnnpack_pool2() {
+  using Create = pthreadpool_t (*)(size_t);
+  void* bound = dlsym(RTLD_DEFAULT, "pthreadpool_parallelize_1d");
+  Dl_info at_bound{}, here{};
+  const bool ours = bound && dladdr(bound, &at_bound) && dladdr(reinterpret_cast<void*>(&g_team_calls), &here) &&
+                    at_bound.dli_fbase == here.dli_fbase;
+  if (ours || !bound) return pthreadpool_create(2);
+  auto create = reinterpret_cast<Create>(dlsym(RTLD_DEFAULT, "pthreadpool_create"));
+  std::fprintf(stderr,
+               "layerwise: XNNPACK's pthreadpool calls bind to %s (loaded before Layerwise): its 2-thread steps run on "
+               "that library's worker, not on libgomp's team as profiled\n",
+               at_bound.dli_fname ? at_bound.dli_fname : "another library");
+  return create ? create(2) : nullptr;
+}
+
+// (default visibility: the runtime library compiles its sources with hidden visibility)
+#pragma GCC visibility push(default)
 extern "C" {
 
 pthreadpool_t pthreadpool_create(size_t threads_count) {
@@ -274,3 +301,4 @@ void pthreadpool_compute_4d_tiled(pthreadpool_t p, pthreadpool_function_4d_tiled
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

@@ -1,4 +1,3 @@
-
 #include <cmath>
 #include <limits>
 
@@ -25,7 +24,7 @@ pthreadpool_t pool_for(int threads) {
   if (threads <= 1) return nullptr;
   // Created at registration and kept for the process lifetime: a handle to libgomp's
   // team (omp_pthreadpool.cc), prepared by prepare_omp_team.
-  static pthreadpool_t pool2 = pthreadpool_create(2);
+  static pthreadpool_t pool2 = make_xnnpack_pool2();
   return pool2;
 }
 

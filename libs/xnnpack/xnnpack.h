@@ -13,6 +13,8 @@
 
 #include "libs/ops/registry.h"
 
+struct pthreadpool;  // (pthreadpool.h's pthreadpool_t points to it)
+
 namespace lw {
 
 /// Initialises XNNPACK, makes the 2-thread pool and registers every implementation.
@@ -23,5 +25,9 @@ void register_xnnpack(Registry& registry);
 /// Calls of pthreadpool's API that ran on libgomp's team (two threads) in this process: the
 /// evidence that XNNPACK's 2-thread operators reach omp_pthreadpool.cc.
 uint64_t xnnpack_team_calls();
+/// The 2-thread pool XNNPACK's operators get: a handle to libgomp's team, or, where the
+/// process binds pthreadpool's API to another library (an application that loaded
+/// libpthreadpool first), that library's pool, with a note on stderr.
+::pthreadpool* make_xnnpack_pool2();
 
 }  // namespace lw
