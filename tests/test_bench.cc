@@ -207,22 +207,26 @@ TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from convers
 }
 
 namespace {
-// From the names, apart from the executor: a layer step's pool is its library's; a 2-thread
-// conversion runs on the pool of the layer step that reads it (the last one's for the
-// network output).
+// From the names, apart from the executor: a layer step's pool is its library's (oneDNN's,
+// LibTorch's and XNNPACK's: libgomp's team; the native kernels' and OpenBLAS's:
+// native_kernels_pool()); a 2-thread conversion runs on the pool of the layer step that
+// reads it (the last one's for the network output).
 std::string pool_of(const std::vector<ExecStep>& steps, size_t k) {
   size_t r = k;
   while (r < steps.size() && steps[r].conversion) ++r;
   if (r == steps.size())
     for (r = k; steps[r].conversion && r > 0;) --r;
   const std::string& name = steps[r].name;
-  for (const char* lib : {"xnnpack", "torch", "openblas"})
-    if (name.find(std::string("_") + lib + "_") != std::string::npos) return lib;
-  return "native";
+  for (const char* lib : {"xnnpack", "torch", "onednn"})
+    if (name.find(std::string("_") + lib + "_") != std::string::npos) return "openmp";
+  return to_string(native_kernels_pool());
 }
 }  // namespace
 
 TEST_CASE("2-thread steps park their pool's workers exactly where the next 2-thread step changes pool") {
+  // Native kernels on our own worker: two pools alternate (XNNPACK's steps are on libgomp's
+  // team, and by default the native kernels' too).
+  ScopedNativeKernelsPool own(ThreadPoolId::kNative);
   const Network& net = tiny().net;
   std::vector<ImplDesc> mixed, native;
   REQUIRE(library_assignment(net, default_registry(), Library::kXnnpack, 2, &mixed).is_ok());
