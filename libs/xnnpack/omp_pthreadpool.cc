@@ -8,9 +8,9 @@
 /// lost share as a credit across its sleep; at the next OpenMP -> XNNPACK hand-off the woken
 /// worker waits until that credit is spent, often the whole rest of the spin, and
 /// pthreadpool's caller waits for every worker even when it ran all the items itself. On a
-/// Zen 3 VM such hand-offs cost 0.28-0.31 ms after an alternation against 0.012-0.018 ms
-/// without one (results/reference/zen3/handoff-credit/), and no pool-pair matrix can charge a
-/// cost that depends on what ran three steps before. One team removes the hand-off: the
+/// Zen 3 VM such hand-offs cost 0.15-0.32 ms after an XNNPACK job that followed an OpenMP
+/// one, 0.012-0.023 ms without (results/reference/zen3/handoff-credit/), and no pool-pair
+/// matrix can charge a cost that depends on what ran three steps before. One team removes the hand-off: the
 /// worker that the OpenMP step left spinning takes the XNNPACK step at once.
 ///
 /// The symbols replace libpthreadpool's for the whole process: the executable (or the
@@ -21,11 +21,9 @@
 /// defined here, the deprecated compute_* ones included: a pool made by one implementation
 /// must never reach the other. An application that loads libpthreadpool before Layerwise's
 /// runtime binds XNNPACK there: make_xnnpack_pool2 then makes that library's pool.
-#include <pthreadpool.h>
-
-#include <omp.h>
-
 #include <dlfcn.h>
+#include <omp.h>
+#include <pthreadpool.h>
 
 #include <algorithm>
 #include <atomic>
