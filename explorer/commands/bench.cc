@@ -60,14 +60,14 @@ std::vector<int> thread_caps(const Args& args) {
 void warn_if_pools_differ(const Lut& lut, const std::string& path) {
   const nlohmann::json j = nlohmann::json::parse(lut.protocol_json, nullptr, false);
   if (!j.is_object()) return;
-  const std::string native = j.value("native_kernels_on", to_string(ThreadPoolId::kNative));
-  if (native != to_string(native_kernels_pool()))
-    std::fprintf(stderr, "layerwise bench: note: %s timed native kernels on the '%s' pool, this process runs them on '%s' (LAYERWISE_NATIVE_POOL)\n",
-                 path.c_str(), native.c_str(), to_string(native_kernels_pool()));
-  const std::string xnnpack = j.value("xnnpack_on", to_string(ThreadPoolId::kXnnpack));
-  if (xnnpack != to_string(thread_pool_of(Library::kXnnpack, 2)))
-    std::fprintf(stderr, "layerwise bench: note: %s timed XNNPACK's 2-thread steps on the '%s' pool, this build runs them on '%s'\n",
-                 path.c_str(), xnnpack.c_str(), to_string(thread_pool_of(Library::kXnnpack, 2)));
+  auto note = [&](const char* key, ThreadPoolId absent, ThreadPoolId here, const char* what, const char* hint) {
+    const std::string there = j.value(key, to_string(absent));
+    if (there != to_string(here))
+      std::fprintf(stderr, "layerwise bench: note: %s timed %s on the '%s' pool, this process runs them on '%s'%s\n",
+                   path.c_str(), what, there.c_str(), to_string(here), hint);
+  };
+  note("native_kernels_on", ThreadPoolId::kNative, native_kernels_pool(), "native kernels", " (LAYERWISE_NATIVE_POOL)");
+  note("xnnpack_on", ThreadPoolId::kXnnpack, thread_pool_of(Library::kXnnpack, 2), "XNNPACK's 2-thread steps", "");
 }
 
 // Loads or profiles the LUT of every model first, so that no measurement runs beside profiling.

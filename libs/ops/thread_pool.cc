@@ -223,14 +223,15 @@ bool become_thread_set_worker(int cpu) {
   return pinned;
 }
 
-ScopedPin::ScopedPin() : fp_mode_(fp_mode()) {
+ScopedFlushDenormals::ScopedFlushDenormals() : fp_mode_(fp_mode()) { flush_denormals_here(); }
+ScopedFlushDenormals::~ScopedFlushDenormals() { set_fp_mode(fp_mode_); }
+
+ScopedPin::ScopedPin() {
   cpu_set_t* old = reinterpret_cast<cpu_set_t*>(old_mask_);
   restored_ = pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t), old) == 0;
   pin_self(cpus().first);
-  flush_denormals_here();
 }
 ScopedPin::~ScopedPin() {
-  set_fp_mode(fp_mode_);
   if (restored_) pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), reinterpret_cast<cpu_set_t*>(old_mask_));
 }
 

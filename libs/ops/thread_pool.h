@@ -12,9 +12,22 @@
 
 namespace lw {
 
+/// Flushes denormals on the calling thread for its lifetime (see become_thread_set_worker)
+/// and restores the thread's FP mode after.
+class ScopedFlushDenormals {
+ public:
+  ScopedFlushDenormals();
+  ~ScopedFlushDenormals();
+  ScopedFlushDenormals(const ScopedFlushDenormals&) = delete;
+  ScopedFlushDenormals& operator=(const ScopedFlushDenormals&) = delete;
+
+ private:
+  unsigned fp_mode_ = 0;
+};
+
 /// Pins the calling thread to cpu0 for its lifetime and restores the previous affinity.
 /// The executor, the profiler and benchmarks hold one while running primitives. It also
-/// flushes denormals (see become_thread_set_worker) and restores the caller's FP mode after.
+/// flushes denormals (ScopedFlushDenormals).
 class ScopedPin {
  public:
   ScopedPin();
@@ -23,8 +36,8 @@ class ScopedPin {
   ScopedPin& operator=(const ScopedPin&) = delete;
 
  private:
+  ScopedFlushDenormals flush_;
   bool restored_ = false;
-  unsigned fp_mode_ = 0;
   alignas(8) unsigned char old_mask_[128];
 };
 

@@ -31,11 +31,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <new>
+#include <optional>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
-
+#include "libs/ops/thread_pool.h"
 #include "libs/xnnpack/xnnpack.h"
 
 struct pthreadpool {
@@ -46,30 +44,14 @@ namespace {
 
 std::atomic<uint64_t> g_team_calls{0};
 
-// PTHREADPOOL_FLAG_DISABLE_DENORMALS: flush-to-zero and denormals-are-zero for the call, on
-// every thread that runs items, restored after.
-class DenormalsOff {
- public:
-  explicit DenormalsOff(uint32_t flags) : on_((flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) != 0) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (on_) {
-      saved_ = _mm_getcsr();
-      _mm_setcsr(saved_ | 0x8040u);  // FTZ | DAZ
-    }
-#endif
-  }
-  ~DenormalsOff() {
-#if defined(__x86_64__) || defined(__i386__)
-    if (on_) _mm_setcsr(saved_);
-#endif
-  }
-  DenormalsOff(const DenormalsOff&) = delete;
-  DenormalsOff& operator=(const DenormalsOff&) = delete;
-
- private:
-  bool on_;
-  unsigned saved_ = 0;
-};
+// Runs the items of one thread, under PTHREADPOOL_FLAG_DISABLE_DENORMALS with denormals
+// flushed on it for the call (lw::ScopedFlushDenormals).
+template <class Items>
+void on_this_thread(uint32_t flags, const Items& items) {
+  std::optional<lw::ScopedFlushDenormals> flush;
+  if (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) flush.emplace();
+  items();
+}
 
 // Runs item(i) for every i < n: on the caller alone for a null pool or a 1-thread one,
 // else on the team, each thread taking chunks of a shared counter (about eight per thread,
@@ -80,19 +62,19 @@ void run_items(pthreadpool_t pool, size_t n, uint32_t flags, const Item& item) {
   if (n == 0) return;
   const size_t threads = pool ? std::min(pool->threads, n) : 1;
   if (threads <= 1) {
-    DenormalsOff d(flags);
-    for (size_t i = 0; i < n; ++i) item(i);
+    on_this_thread(flags, [&] {
+      for (size_t i = 0; i < n; ++i) item(i);
+    });
     return;
   }
   g_team_calls.fetch_add(1, std::memory_order_relaxed);
   const size_t chunk = std::max<size_t>(1, n / (threads * 8));
   std::atomic<size_t> next{0};
 #pragma omp parallel num_threads(int(threads))
-  {
-    DenormalsOff d(flags);
+  on_this_thread(flags, [&] {
     for (size_t b; (b = next.fetch_add(chunk, std::memory_order_relaxed)) < n;)
       for (size_t i = b, e = std::min(n, b + chunk); i < e; ++i) item(i);
-  }
+  });
 }
 
 // An D-dimensional range cut into tiles (tile 1 where the API tiles nothing): calls
