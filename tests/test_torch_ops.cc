@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "libs/core/cpu.h"
+#include "libs/ops/thread_pool.h"
 #include "libs/torch/torch_backend.h"
 #include "libs/torch/torch_ops_common.h"
 #include "tests/testers/conv_tester.h"
@@ -24,6 +25,12 @@ std::vector<ImplDesc> conv_descriptors(DType dtype) {
 }
 
 }  // namespace
+
+TEST_CASE("LibTorch's 2-thread steps run on libgomp's team, its thread 1 pinned to the thread set's second CPU") {
+  (void)registry();  // registration pins the team (prepare_omp_team), with no other backend here
+  if (available_thread_set_cpus() < 2) return;
+  CHECK(torch_ops::second_thread_pinned_cpu() == thread_set_cpu(1));
+}
 
 TEST_CASE("torch conv2d f32 (default and onednn, NCHW and channels-last) on awkward and random shapes") {
   const auto shapes = conv_shapes(10, 17, false);

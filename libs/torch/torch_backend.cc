@@ -1,6 +1,7 @@
 // Registration of the torch implementations and their supports checks (no LibTorch
 // headers here).
 #include "libs/core/cpu.h"
+#include "libs/ops/omp_team.h"
 #include "libs/quant/quant.h"
 #include "libs/torch/torch_ops_common.h"
 
@@ -41,8 +42,7 @@ struct Variant {
 
 void register_torch(Registry& r) {
   using namespace torch_ops;
-  torch_ops::prepare_threads(2);  // pin the OpenMP worker while this thread is unpinned
-  torch_ops::prepare_threads(1);
+  prepare_omp_team();  // LibTorch's 2-thread steps run on libgomp's team, as oneDNN's do
   const Variant variants[] = {
       {LayerKind::kConv2d, Algorithm::kDefault, DType::kF32, supports_common, create_conv_f32},
       {LayerKind::kConv2d, Algorithm::kOnednn, DType::kF32, supports_common, create_conv_f32_prepacked},

@@ -117,7 +117,7 @@ class PrepackedConv : public Primitive {
     x_ = wrap(const_cast<void*>(in[0]), in_[0]);
     out_ = out;
     y_ = wrap(out, out_shape_);
-    prepare_threads(desc_.threads);
+    set_threads(desc_.threads);
     return Status::ok();
   }
   Status run() override {

@@ -18,10 +18,12 @@ Status create_conv_int8(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out)
 /// Whether an int8 conv's algorithm runs on LibTorch's oneDNN quantized engine (else QNNPACK).
 inline bool onednn_engine(Algorithm a) { return a == Algorithm::kOnednn || a == Algorithm::kOnednnPerChannel; }
 
-/// Sets the intra-op thread count and, for 2, pins the calling thread's OpenMP worker to
-/// the second CPU (outside timed regions: register and setup).
-void prepare_threads(int threads);
-/// at::set_num_threads(threads) (inside run: its cost is part of the measurement).
+/// at::set_num_threads(threads): in setup (outside the timed region) and again in run (a no-op
+/// there unless another primitive changed it; its cost is then part of the measurement).
+/// LibTorch's parallel regions run on the caller's libgomp team, pinned by prepare_omp_team.
 void set_threads(int threads);
+/// The one CPU LibTorch's thread 1 is pinned to in a 2-thread at::parallel_for; -1 when it
+/// has none or several (for tests).
+int second_thread_pinned_cpu();
 
 }  // namespace lw::torch_ops

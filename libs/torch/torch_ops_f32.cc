@@ -5,8 +5,9 @@
 // longer registered (torch_conv_prepacked.cc replaced it) but timed by bench_int8 as the baseline.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <pthread.h>
+#include <sched.h>
 
-#include "libs/ops/thread_pool.h"
 #include "libs/torch/torch_ops_aten.h"
 
 namespace lw::torch_ops {
@@ -15,16 +16,18 @@ void set_threads(int threads) {
   if (at::get_num_threads() != threads) at::set_num_threads(threads);
 }
 
-void prepare_threads(int threads) {
-  set_threads(threads);
-  if (threads < 2) return;
-  // The caller may already be pinned to cpu0 (ScopedPin), so read the allowed set once
-  // from the first (unpinned) call and pin OpenMP thread 1 of this caller's team there.
-  static const int cpu = thread_set_cpu(1);
-  if (cpu < 0) return;
-  at::parallel_for(0, 2, 1, [](int64_t, int64_t) {
-    if (at::get_thread_num() == 1) become_thread_set_worker(cpu);
+int second_thread_pinned_cpu() {
+  const int before = at::get_num_threads();
+  set_threads(2);
+  int cpu = -1;
+  at::parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+    cpu_set_t set;
+    if (at::get_thread_num() == 1 && pthread_getaffinity_np(pthread_self(), sizeof set, &set) == 0 && CPU_COUNT(&set) == 1)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpu = c;
   });
+  set_threads(before);
+  return cpu;
 }
 
 std::vector<int64_t> layout_strides(const Shape& s, Layout l) {
@@ -83,7 +86,7 @@ class Conv : public TorchPrim {
     if (in.size() != 1 || !in[0] || !out) return invalid_argument("conv2d takes one input and an output");
     x_ = wrap(in[0], in_[0], desc_.layout_in);
     y_ = wrap(out, out_shape_, desc_.layout_out);
-    prepare_threads(desc_.threads);
+    set_threads(desc_.threads);
     return Status::ok();
   }
   Status run() override {
@@ -131,7 +134,7 @@ class FullyConnected : public TorchPrim {
     const Shape& s = in_[0];
     x_ = at::from_blob(const_cast<void*>(in[0]), {s.n, int64_t(s.c) * s.h * s.w});
     y_ = at::from_blob(out, {s.n, int64_t(layer_.out_channels)});
-    prepare_threads(desc_.threads);
+    set_threads(desc_.threads);
     return Status::ok();
   }
   Status run() override {

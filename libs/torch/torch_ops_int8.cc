@@ -76,7 +76,7 @@ class QConv : public Primitive {
                                       in_q_.zero_point + kQuint8Offset, memory_format());
     x_ = static_cast<const int8_t*>(in[0]);
     y_ = static_cast<int8_t*>(out);
-    prepare_threads(desc_.threads);
+    set_threads(desc_.threads);
     return Status::ok();
   }
   Status run() override {
