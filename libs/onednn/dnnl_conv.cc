@@ -45,6 +45,10 @@ struct Quants {
   std::vector<float> w_scales;
 };
 
+// The zero point of the source as the primitive reads it: as u8 the executor's s8 values
+// have their top bit flipped (+128), and so has the zero point.
+int32_t source_zero_point(QuantParams in_q, bool u8_src) { return u8_src ? in_q.zero_point - kInt8Min : in_q.zero_point; }
+
 // Attributes: scratchpad, fused activation, and for int8 the per-channel output scales
 // in_scale * w_scale[k] / out_scale and the activation zero points.
 Status make_attr(const ImplDesc& d, const Layer& l, const Quants& q, bool u8_src, dnnl::primitive_attr* attr) {
@@ -63,7 +67,8 @@ Status make_attr(const ImplDesc& d, const Layer& l, const Quants& q, bool u8_src
   attr->set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
   // oneDNN 2.6's inner product takes no zero points: Weighted::make folds them into its bias.
   if (!is_conv(l)) return Status::ok();
-  if (in_q.zero_point != 0 && !u8_src) attr->set_zero_points(DNNL_ARG_SRC, 0, {in_q.zero_point});
+  const int32_t src_zp = source_zero_point(in_q, u8_src);
+  if (src_zp != 0) attr->set_zero_points(DNNL_ARG_SRC, 0, {src_zp});
   if (out_q.zero_point != 0) attr->set_zero_points(DNNL_ARG_DST, 0, {out_q.zero_point});
   return Status::ok();
 }
@@ -82,6 +87,20 @@ struct Made {
   dnnl::memory::desc src, dst, user_w;
   bool u8_src = false;  // the primitive reads u8 (DnnlPrim::set_u8_staging)
 };
+
+// oneDNN 2.6's AVX2 int8 1x1 kernel with a stride (it first copies the strided input to unit
+// stride) writes wrong outputs at 2 threads when the batch is more than 1: 33-182 steps off
+// the int8 reference, 1-thread and batch-1 runs right (tests/test_onednn; u8 and s8 sources,
+// with and without zero points, stride 3 another kernel and right).
+Status reject_strided_int8_1x1_batches(const ImplDesc& d, const Layer& l, const Shape& in,
+                                       const dnnl::primitive_desc_base& pd) {
+  const Window& w = l.window;
+  const bool strided_1x1 = w.kh == 1 && w.kw == 1 && (w.stride_h > 1 || w.stride_w > 1);
+  if (d.dtype_in != DType::kI8 || d.threads < 2 || in.n < 2 || !strided_1x1) return Status::ok();
+  const std::string impl = pd.impl_info_str();
+  if (impl.rfind("jit_uni_int8_1x1", 0) != 0) return Status::ok();
+  return unsupported("oneDNN 2.6's " + impl + " computes strided 1x1 convs wrongly at 2 threads for a batch > 1");
+}
 
 // The primitive descriptor for this layer and implementation; the weights in the format
 // `weights` when given, else in the one the primitive picks.
@@ -107,6 +126,7 @@ Status make_pd_as(const ImplDesc& d, const Layer& l, const Shape& in, const Quan
                                        bias, m->dst, {w.stride_h, w.stride_w}, {w.dil_h - 1, w.dil_w - 1},
                                        {w.pad_top, w.pad_left}, {w.pad_bottom, w.pad_right});
     m->pd = dnnl::convolution_forward::primitive_desc(cd, attr, engine());
+    LW_RETURN_IF_ERROR(reject_strided_int8_1x1_batches(d, l, in, m->pd));
   } else {  // inner product: 2-D output (N x K), stored as N x K x 1 x 1 in any plain layout
     m->dst = dnnl::memory::desc({out.n, out.c}, data_type(d.dtype_out), tag::nc);
     dnnl::inner_product_forward::desc ipd(dnnl::prop_kind::forward_inference, m->src, w_any, bias, m->dst);
@@ -119,8 +139,13 @@ Status make_pd_as(const ImplDesc& d, const Layer& l, const Shape& in, const Quan
 // VNNI multiplies u8 x s8 natively and oneDNN drops its source zero-point compensation
 // (tests/bench_onednn_u8: 1.04x ... 1.5x per conv here, far more than the flip costs). A
 // conv takes it as u8 where oneDNN has a kernel for that, else as s8.
+//
+// qc7 (7-bit weights, for CPUs without VNNI) always reads u8, whatever the zero point: an
+// s8 source makes oneDNN halve the weights in its reorder there (a bit of precision lost,
+// off the int8 reference), while u8 x 7-bit s8 pair sums stay exact in vpmaddubsw.
 Status make_pd(const ImplDesc& d, const Layer& l, const Shape& in, const Quants& q, Made* m,
                const dnnl::memory::desc* weights = nullptr) {
+  if (d.dtype_in == DType::kI8 && d.algorithm == Algorithm::kQc7) return make_pd_as(d, l, in, q, true, m, weights);
   if (d.dtype_in == DType::kI8 && is_conv(l) && q.in.zero_point == kInt8Min &&
       guard(StatusCode::kUnsupported, [&] { return make_pd_as(d, l, in, q, true, m, weights); }).is_ok())
     return Status::ok();
@@ -206,7 +231,8 @@ class Weighted : public DnnlPrim {
     if (int8 && residual_ && a.in_quant.size() != 2)
       return invalid_argument("an int8 conv that adds a residual needs the input's and the residual's quantisation");
     QuantizedWeights qw;
-    if (int8) qw = quantize_weights_per_channel(l.weights, l.out_channels);
+    const WeightQuantization wq = weight_quantization(a.desc.algorithm);
+    if (int8) qw = quantize_weights(l.weights, l.out_channels, wq.per_channel, wq.qmax);
     q_.w_scales = qw.scales;
     Made m;
     LW_RETURN_IF_ERROR(make_pd(a.desc, l, in, q_, &m));
@@ -215,7 +241,7 @@ class Weighted : public DnnlPrim {
     if (int8) {
       std::vector<int32_t> bq = quantize_bias(l.bias, l.out_channels, q_.in.scale, qw);
       for (size_t k = 0; k < bias.size(); ++k) bias[k] = float(bq[k]);
-      if (!is_conv(l)) fold_zero_points(qw, q_.in, q_.out, &bias);
+      if (!is_conv(l)) fold_zero_points(qw, {q_.in.scale, source_zero_point(q_.in, m.u8_src)}, q_.out, &bias);
       if (residual_) fold_residual_zero_point(q_, &bias);
     } else if (!l.bias.empty()) {
       bias = l.bias;
@@ -287,10 +313,16 @@ Quants probe_quants(const Layer& l) {
 // Without VNNI oneDNN multiplies u8 x s8 with vpmaddubsw, whose pairwise sums saturate at
 // 16 bits (255 * 127 * 2 > 32767): on a Zen 3 its u8 convs were off the int8 reference by
 // tens of steps, its s8 convs (it halves their weights in its reorder) by 2 and its inner
-// products by up to 69 (tests/test_onednn). Refused there, never wrong.
+// products by up to 69 (tests/test_onednn). qc8 is refused there, never wrong; qc7's weights
+// in [-63, 63] keep the sums exact (255 * 63 * 2 = 32130), and it reads u8 (make_pd). With
+// VNNI qc8 is exact and as fast, so qc7 would only lose precision.
 Status supports_int8_dot(const ImplDesc& d) {
-  if (d.dtype_in == DType::kI8 && !cpu_has_int8_dot())
-    return unsupported("oneDNN's int8 conv / inner product without VNNI saturates 16-bit u8 x s8 pair sums (vpmaddubsw)");
+  if (d.dtype_in != DType::kI8) return Status::ok();
+  if (d.algorithm == Algorithm::kQc7 && cpu_has_int8_dot())
+    return unsupported("7-bit weights (qc7) are for CPUs without VNNI; with VNNI qc8 is exact and as fast");
+  if (d.algorithm != Algorithm::kQc7 && !cpu_has_int8_dot())
+    return unsupported("oneDNN's int8 conv / inner product without VNNI saturates 16-bit u8 x s8 pair sums (vpmaddubsw); "
+                       "qc7 (7-bit weights) runs there");
   return Status::ok();
 }
 

@@ -54,15 +54,23 @@ void register_onednn(Registry& r) {
       ImplDesc d;
       d.op = v.op;
       d.library = Library::kOnednn;
-      // int8 weights are per output channel: named like XNNPACK's per-channel kernels.
-      const bool weighted = v.op == LayerKind::kConv2d || v.op == LayerKind::kFullyConnected;
-      d.algorithm = v.dtype == DType::kI8 && weighted ? Algorithm::kQc8 : v.algorithm;
       d.dtype_in = d.dtype_out = v.dtype;
       d.layout_in = v.in;
       d.layout_out = v.out;
       d.threads = t;
       d.fused_activation = v.fused;
-      r.add({d, v.supports, v.create});
+      // int8 weights are per output channel: 8-bit (named like XNNPACK's per-channel kernels)
+      // where the CPU has VNNI, 7-bit where it has not (dnnl_conv.cc supports_int8_dot).
+      const bool weighted = v.op == LayerKind::kConv2d || v.op == LayerKind::kFullyConnected;
+      if (v.dtype != DType::kI8 || !weighted) {
+        d.algorithm = v.algorithm;
+        r.add({d, v.supports, v.create});
+        continue;
+      }
+      for (Algorithm a : {Algorithm::kQc8, Algorithm::kQc7}) {
+        d.algorithm = a;
+        r.add({d, v.supports, v.create});
+      }
     }
 }
 

@@ -25,6 +25,16 @@ std::optional<Library> parse_library(const std::string& s) { return parse_name(k
 std::optional<Algorithm> parse_algorithm(const std::string& s) { return parse_name(kAlgorithms, s); }
 std::vector<Library> all_libraries() { return all_values(kLibraries); }
 
+WeightQuantization weight_quantization(Algorithm a) {
+  switch (a) {
+    case Algorithm::kQc8:
+    case Algorithm::kOnednnPerChannel:
+    case Algorithm::kQnnpackPerChannel: return {true, 127};
+    case Algorithm::kQc7: return {true, 63};
+    default: return {false, 127};
+  }
+}
+
 ThreadPoolId thread_pool_of(Library lib, int threads) {
   if (threads <= 1) return ThreadPoolId::kCaller;
   switch (lib) {

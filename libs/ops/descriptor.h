@@ -31,6 +31,15 @@ std::optional<Library> parse_library(const std::string& s);
 std::optional<Algorithm> parse_algorithm(const std::string& s);
 std::vector<Library> all_libraries();
 
+/// How an int8 implementation of `a` quantises its weights (libs/quant quantize_weights):
+/// per output channel or per tensor, symmetric in [-qmax, qmax]. The testers' int8
+/// reference quantises them the same way.
+struct WeightQuantization {
+  bool per_channel = false;
+  int qmax = 127;
+};
+WeightQuantization weight_quantization(Algorithm a);
+
 /// Thread sets of the core dimension: 1 = cpu0, 2 = cpu0-1 (see thread_pool.h).
 constexpr int kThreadSets[] = {1, 2};
 bool valid_threads(int threads);

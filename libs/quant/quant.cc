@@ -84,15 +84,14 @@ std::vector<bool> non_negative_outputs(const Network& net) {
 namespace {
 
 // Symmetric scale for max |w| (1 when all zero, so that q stays 0).
-float symmetric_scale(const float* w, size_t n) {
+float symmetric_scale(const float* w, size_t n, int32_t qmax) {
   float m = 0.f;
   for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(w[i]));
-  return m > 0.f ? m / float(kWeightQMax) : 1.f;
+  return m > 0.f ? m / float(qmax) : 1.f;
 }
 
-void quantize_rows(const float* w, size_t n, float scale, int8_t* q) {
-  for (size_t i = 0; i < n; ++i)
-    q[i] = int8_t(std::clamp(std::nearbyint(w[i] / scale), float(-kWeightQMax), float(kWeightQMax)));
+void quantize_rows(const float* w, size_t n, float scale, int32_t qmax, int8_t* q) {
+  for (size_t i = 0; i < n; ++i) q[i] = int8_t(std::clamp(std::nearbyint(w[i] / scale), float(-qmax), float(qmax)));
 }
 
 }  // namespace
@@ -100,21 +99,25 @@ void quantize_rows(const float* w, size_t n, float scale, int8_t* q) {
 QuantizedWeights quantize_weights_per_tensor(const std::vector<float>& w) {
   QuantizedWeights r;
   r.q.resize(w.size());
-  r.scales = {symmetric_scale(w.data(), w.size())};
-  quantize_rows(w.data(), w.size(), r.scales[0], r.q.data());
+  r.scales = {symmetric_scale(w.data(), w.size(), kWeightQMax)};
+  quantize_rows(w.data(), w.size(), r.scales[0], kWeightQMax, r.q.data());
   return r;
 }
 
-QuantizedWeights quantize_weights_per_channel(const std::vector<float>& w, int out_channels) {
-  LW_CHECK(out_channels > 0 && w.size() % size_t(out_channels) == 0);
+QuantizedWeights quantize_weights_per_channel(const std::vector<float>& w, int out_channels, int32_t qmax) {
+  LW_CHECK(out_channels > 0 && w.size() % size_t(out_channels) == 0 && qmax > 0 && qmax <= kWeightQMax);
   QuantizedWeights r;
   r.q.resize(w.size());
   const size_t row = w.size() / size_t(out_channels);
   for (int k = 0; k < out_channels; ++k) {
-    r.scales.push_back(symmetric_scale(w.data() + k * row, row));
-    quantize_rows(w.data() + k * row, row, r.scales.back(), r.q.data() + k * row);
+    r.scales.push_back(symmetric_scale(w.data() + k * row, row, qmax));
+    quantize_rows(w.data() + k * row, row, r.scales.back(), qmax, r.q.data() + k * row);
   }
   return r;
+}
+
+QuantizedWeights quantize_weights(const std::vector<float>& w, int out_channels, bool per_channel, int32_t qmax) {
+  return per_channel ? quantize_weights_per_channel(w, out_channels, qmax) : quantize_weights_per_tensor(w);
 }
 
 std::vector<int32_t> quantize_bias(const std::vector<float>& bias, int out_channels, float in_scale,

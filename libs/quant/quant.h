@@ -53,8 +53,11 @@ struct QuantizedWeights {
   float scale(int k) const { return per_channel() ? scales[size_t(k)] : scales[0]; }
 };
 QuantizedWeights quantize_weights_per_tensor(const std::vector<float>& w);
-/// `w` is [out_channels][...]: one scale per leading row.
-QuantizedWeights quantize_weights_per_channel(const std::vector<float>& w, int out_channels);
+/// `w` is [out_channels][...]: one scale per leading row, q in [-qmax, qmax].
+QuantizedWeights quantize_weights_per_channel(const std::vector<float>& w, int out_channels, int32_t qmax = kWeightQMax);
+/// Per channel (with qmax) or per tensor, as an implementation's algorithm says
+/// (libs/ops/descriptor.h weight_quantization).
+QuantizedWeights quantize_weights(const std::vector<float>& w, int out_channels, bool per_channel, int32_t qmax);
 /// int32 bias in units of in_scale * weight scale (empty bias -> zeros).
 std::vector<int32_t> quantize_bias(const std::vector<float>& bias, int out_channels, float in_scale,
                                    const QuantizedWeights& w);

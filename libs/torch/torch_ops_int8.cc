@@ -20,7 +20,6 @@ namespace {
 constexpr int32_t kQuint8Offset = 128;  // quint8 = int8 + 128 (same scale)
 using Packed = c10::intrusive_ptr<ConvPackedParamsBase<2>>;
 
-bool per_channel(Algorithm a) { return a == Algorithm::kOnednnPerChannel || a == Algorithm::kQnnpackPerChannel; }
 at::QEngine engine(Algorithm a) { return onednn_engine(a) ? at::QEngine::ONEDNN : at::QEngine::QNNPACK; }
 
 // int8 weights (ours, so the int8 reference sees the same values) as a torch qint8 tensor.
@@ -49,8 +48,8 @@ class QConv : public Primitive {
     out_q_ = a.out_quant;
     out_dtype_ = DType::kI8;
     const int cin_g = a.in_shapes[0].c / layer_.groups;
-    QuantizedWeights qw = per_channel(desc_.algorithm) ? quantize_weights_per_channel(layer_.weights, layer_.out_channels)
-                                                       : quantize_weights_per_tensor(layer_.weights);
+    const WeightQuantization wq = weight_quantization(desc_.algorithm);
+    QuantizedWeights qw = quantize_weights(layer_.weights, layer_.out_channels, wq.per_channel, wq.qmax);
     const size_t heap0 = heap_in_use();
     c10::optional<at::Tensor> bias;
     if (!layer_.bias.empty()) bias = at::from_blob(layer_.bias.data(), {layer_.out_channels}).clone();

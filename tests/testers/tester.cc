@@ -124,9 +124,6 @@ std::vector<Tensor> resample(const std::vector<Tensor>& in, const std::vector<Sh
   return out;
 }
 
-bool per_channel(Algorithm a) {
-  return a == Algorithm::kQc8 || a == Algorithm::kOnednnPerChannel || a == Algorithm::kQnnpackPerChannel;
-}
 
 QuantParams range_params(const Tensor& t) {
   auto [lo, hi] = std::minmax_element(t.f32(), t.f32() + t.shape().elements());
@@ -176,7 +173,9 @@ Prepared prepare(const ImplDesc& d, const Layer& layer, const std::vector<Tensor
                  ReferenceCache* cache) {
   Prepared c;
   const bool int8 = d.dtype_in == DType::kI8;
-  std::string key = std::string(to_string(layer.fused_activation)) + (!int8 ? "/f32" : per_channel(d.algorithm) ? "/qc" : "/qt");
+  const WeightQuantization wq = weight_quantization(d.algorithm);
+  std::string key = std::string(to_string(layer.fused_activation)) +
+                    (!int8 ? "/f32" : wq.per_channel ? "/qc" + std::to_string(wq.qmax) : "/qt");
   for (const Tensor& t : in) key += "/" + t.shape().to_string();
   if (!int8) {
     for (const Tensor& t : in) c.xs.push_back(to_float_dtype(to_layout(t, d.layout_in), d.dtype_in));
@@ -196,8 +195,7 @@ Prepared prepare(const ImplDesc& d, const Layer& layer, const std::vector<Tensor
     // Without weights (pooling, concat): the f32 reference on the dequantised inputs, quantised.
     c.want = quantize_tensor(reference_of(layer, dequantised(in, q)), q.out);
   } else {
-    QuantizedWeights w = per_channel(d.algorithm) ? quantize_weights_per_channel(layer.weights, layer.out_channels)
-                                                  : quantize_weights_per_tensor(layer.weights);
+    QuantizedWeights w = quantize_weights(layer.weights, layer.out_channels, wq.per_channel, wq.qmax);
     Tensor xq = quantize_tensor(in[0], q.in[0]);
     Status s = layer.kind == LayerKind::kConv2d ? reference_conv_int8(layer, w, xq, q.out, &c.want)
                                                 : reference_fc_int8(layer, w, xq, q.out, &c.want);
