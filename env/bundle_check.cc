@@ -12,7 +12,8 @@ std::vector<std::string> required_isa(const ImplDesc& d) {
   const bool bf16 = d.dtype_in == DType::kBF16 || d.dtype_out == DType::kBF16;
   const bool int8 = d.dtype_in == DType::kI8 || d.dtype_out == DType::kI8;
   if (d.library == Library::kOnednn && bf16) return {"avx512_bf16"};
-  if (d.library == Library::kOnednn && int8) return {"avx512_vnni"};
+  // qc7's 7-bit weights are for CPUs without VNNI (libs/onednn/dnnl_conv.cc): nothing to ask.
+  if (d.library == Library::kOnednn && int8 && d.algorithm != Algorithm::kQc7) return {"avx512_vnni"};
   // LibTorch's quantized convolution on its oneDNN engine: the same kernels.
   const bool torch_onednn = d.algorithm == Algorithm::kOnednn || d.algorithm == Algorithm::kOnednnPerChannel;
   if (d.library == Library::kTorch && int8 && torch_onednn) return {"avx512_vnni"};

@@ -58,6 +58,13 @@ constexpr int kGiveUpRuns = 3;
 /// `lut` is the LUT being profiled (its formats, which the impls' format indices refer to).
 using StopRule = std::function<bool(const Lut& lut, LayerKind kind, const Impl& slow, const Impl& rival)>;
 
+/// Whether `rival`'s int8 weights are quantised at least as finely as `slow`'s (per output
+/// channel where slow's are, at least as many levels: libs/ops weight_quantization). The
+/// argument above is about latency and memory; a faster rival with coarser weights (per
+/// tensor, or qc7's 7 bits against qc8's 8) can still fail an accuracy floor that `slow`
+/// passes, so it stops nothing. Other dtypes: true.
+bool weights_no_coarser(const Impl& rival, const Impl& slow);
+
 /// An implementation measured to the end ("ok"): what a slower one is compared with.
 struct Rival {
   double median = 0;
@@ -73,8 +80,8 @@ class Rivals {
   /// Adds `impl` when it is ok and runs (not a fused consumer).
   void add(const Impl& impl);
   /// The fastest finished implementation of impl's group needing no more weight and
-  /// workspace bytes than it (the only ones it cannot beat in any search) that `rule`
-  /// accepts, or null.
+  /// workspace bytes than it (the only ones it cannot beat in any search), with weights no
+  /// coarser (weights_no_coarser), that `rule` accepts, or null.
   const Rival* rival_for(const Lut& lut, LayerKind kind, const Impl& impl, const StopRule& rule) const;
   /// Best median of impl's group (0 when empty).
   double best_median(const Impl& impl) const;

@@ -176,6 +176,8 @@ TEST_CASE("a CPU lacking a feature the bundle needs is refused, even forced") {
   CHECK(required_isa(d) == std::vector<std::string>{"avx512_vnni"});
   REQUIRE(parse_impl_name("conv2d_nhwc_int8_xnnpack_default_t1", &d).is_ok());
   CHECK(required_isa(d).empty());  // XNNPACK picks its int8 kernels at run time by itself
+  REQUIRE(parse_impl_name("conv2d_nhwc_int8_onednn_qc7_fused_t1", &d).is_ok());
+  CHECK(required_isa(d).empty());  // 7-bit weights: exact without VNNI
 }
 
 TEST_CASE("distinct instances run concurrently and agree") {

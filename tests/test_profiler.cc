@@ -17,6 +17,7 @@
 #include "env/cost.h"
 #include "env/device.h"
 #include "env/profiler.h"
+#include "env/profiler_early_stop.h"
 #include "libs/ir/network_json.h"
 #include "libs/native/native.h"
 #include "libs/ops/thread_pool.h"
@@ -538,6 +539,36 @@ struct SpinImpl {
 };
 
 }  // namespace
+
+TEST_CASE("early stop: an int8 rival with coarser weights (per tensor, or qc7's 7 bits) stops no finer one") {
+  auto impl = [](const char* library, const char* algorithm, DType dt, double median) {
+    Impl m;
+    m.name = std::string(library) + "_" + algorithm;
+    m.library = library;
+    m.algorithm = algorithm;
+    m.dtype = dt;
+    m.latency_ms.median = median;
+    return m;
+  };
+  const Lut lut;
+  Rivals int8;
+  int8.add(impl("onednn", "qc7", DType::kI8, 0.1));       // fastest, 7-bit per channel
+  int8.add(impl("xnnpack", "default", DType::kI8, 0.2));  // 8-bit per tensor
+  const Rival* r = int8.rival_for(lut, LayerKind::kConv2d, impl("xnnpack", "qc8", DType::kI8, 1.0), nullptr);
+  CHECK(r == nullptr);  // neither is as fine as 8-bit per channel
+  int8.add(impl("torch", "qnnpack_pc", DType::kI8, 0.3));  // 8-bit per channel
+  r = int8.rival_for(lut, LayerKind::kConv2d, impl("xnnpack", "qc8", DType::kI8, 1.0), nullptr);
+  REQUIRE(r != nullptr);
+  CHECK(r->name == "torch_qnnpack_pc");
+  r = int8.rival_for(lut, LayerKind::kConv2d, impl("onednn", "qc7", DType::kI8, 1.0), nullptr);
+  REQUIRE(r != nullptr);
+  CHECK(r->name == "onednn_qc7");  // any rival is as fine as qc7 but per tensor
+  CHECK(weights_no_coarser(impl("xnnpack", "qc8", DType::kI8, 0), impl("onednn", "qc7", DType::kI8, 0)));
+  CHECK_FALSE(weights_no_coarser(impl("xnnpack", "default", DType::kI8, 0), impl("onednn", "qc7", DType::kI8, 0)));
+  Rivals f32;  // f32 has no weight quantisation: algorithms do not matter
+  f32.add(impl("native", "winograd_f4", DType::kF32, 0.1));
+  CHECK(f32.rival_for(lut, LayerKind::kConv2d, impl("onednn", "default", DType::kF32, 1.0), nullptr) != nullptr);
+}
 
 TEST_CASE("early stop: only an impl with the same formats, no less memory and a clearly lower median stops it") {
   // A fast im2col (1 KiB workspace) against slow rivals: one of the same format and memory
