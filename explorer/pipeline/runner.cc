@@ -123,10 +123,19 @@ Status check_before_measuring(Run& r) {
 
 // --- profile ---
 
-// LUTs are cached across runs by what determines them: model, libraries, threads, protocol
-// (the device is checked inside the file).
+// Every implementation this build registers, as one hash: a build that offers new ones (qc7
+// came in after LUTs had been cached) profiles again instead of searching without them.
+std::string registry_hash() {
+  std::string names;
+  for (const ImplEntry& e : default_registry().entries()) names += e.desc.name() + "\n";
+  return fnv1a_hex(names).substr(0, 8);
+}
+
+// LUTs are cached across runs by what determines them: model, libraries, threads, protocol and
+// the implementations the build offers (the device is checked inside the file).
 std::string lut_cache_path(const ExperimentConfig& c, const Network& net, const ProfileOptions& o) {
-  json key = {{"libraries", c.libraries}, {"threads", c.threads}, {"protocol", o.protocol.to_json()}};
+  json key = {{"libraries", c.libraries}, {"threads", c.threads}, {"protocol", o.protocol.to_json()},
+              {"implementations", registry_hash()}};
   if (c.in_network_rounds > 0) key["in_network_rounds"] = c.in_network_rounds;
   return c.output_dir + "/luts/" + net.name + "__" + model_hash(net) + "__" + fnv1a_hex(key.dump()).substr(0, 8) +
          ".lut.json";
