@@ -36,6 +36,8 @@ Layer pool(LayerKind k, int kh, int s, int pad, bool ceil, bool include_pad) {
 }
 
 bool bf16_here() { return onednn_native_bf16(); }
+// oneDNN's int8 weights: qc8 runs with VNNI, qc7 without (dnnl_conv.cc supports_int8_dot).
+bool int8_runs_here(Algorithm a) { return (a == Algorithm::kQc7) != cpu_has_int8_dot(); }
 
 // Shapes of batch 1 whose conv is a strided 1x1 (the tester reshapes them to a batch of 2).
 int strided_1x1(const std::vector<ConvTester>& shapes) {
@@ -90,7 +92,7 @@ TEST_CASE("onednn conv2d: every implementation on awkward and random shapes") {
       clamps += t.activation() == LayerKind::kInput || t.activation() == LayerKind::kRelu || t.activation() == LayerKind::kRelu6;
     // qc8 runs with VNNI and is refused without it (its 16-bit pair sums saturate there);
     // qc7 (7-bit weights) the other way round (dnnl_conv.cc supports_int8_dot).
-    const bool runs_here = (d.algorithm == Algorithm::kQc7) != cpu_has_int8_dot();
+    const bool runs_here = int8_runs_here(d.algorithm);
     if (d.dtype_in == DType::kI8 && d.layout_in == Layout::kNHWC && runs_here) CHECK(supported >= clamps * 3 / 4);
     if (d.dtype_in == DType::kI8 && !runs_here) CHECK(supported == 0);
     // reshape remakes the oneDNN primitive for the new shape: it must take every one, but
@@ -122,7 +124,7 @@ TEST_CASE("onednn int8 conv on a non-negative input (read as u8) within one step
   const auto ran = test_convs(registry(), descs, shapes);
   for (size_t i = 0; i < descs.size(); ++i) {
     INFO(descs[i].name(), " ran ", ran[i].supported, " of ", shapes.size());
-    if ((descs[i].algorithm == Algorithm::kQc7) != cpu_has_int8_dot())
+    if (int8_runs_here(descs[i].algorithm))
       CHECK(ran[i].supported >= clamps * 3 / 4);  // as with signed inputs (above)
     else CHECK(ran[i].supported == 0);
     CHECK(ran[i].reshaped <= ran[i].supported);  // as above

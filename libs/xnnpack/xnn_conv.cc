@@ -86,8 +86,8 @@ Status Conv::create(const Layer& l, const Shape& in, const PrimitiveArgs& a) {
   Int8Args q;
   LW_RETURN_IF_ERROR(int8_args(a, &q));
   const WeightQuantization wq = weight_quantization(desc_.algorithm);
-  const bool per_channel = wq.per_channel;
-  QuantizedWeights qw = quantize_weights(l.weights, k, wq.per_channel, wq.qmax);
+  const bool per_channel = wq.per_channel;  // XNNPACK's qc8 operator, else qs8
+  QuantizedWeights qw = quantize_weights(l.weights, k, per_channel, wq.qmax);
   std::vector<int32_t> bias = quantize_bias(l.bias, k, q.in.scale, qw);
   std::vector<int8_t> kernel = to_ohwi(qw.q, k, cg, w.kh, w.kw);
   weight_bytes_ = kernel.size() + bias.size() * sizeof(int32_t) + (per_channel ? k * sizeof(float) : 0);

@@ -124,7 +124,6 @@ std::vector<Tensor> resample(const std::vector<Tensor>& in, const std::vector<Sh
   return out;
 }
 
-
 QuantParams range_params(const Tensor& t) {
   auto [lo, hi] = std::minmax_element(t.f32(), t.f32() + t.shape().elements());
   return choose_quant_params(*lo, *hi);
