@@ -23,7 +23,8 @@ import numpy as np
 import torch
 import torchvision
 
-# Model -> opset: spread over the range the importer claims (11..17).
+# Model -> opset: spread over 11..17, the opsets this PyTorch writes (tests/onnx_newer_opsets.h
+# rewrites the exports into the forms of 18 and 27).
 DEFAULT_MODELS = {
     "resnet18": 11,
     "mobilenet_v3_small": 14,

@@ -3,12 +3,13 @@
 // into the build tree) are imported, run by the reference executor and by a random mixed
 // deployment (every layer on a randomly drawn registered f32 implementation: libraries,
 // algorithms, layouts and thread sets mixed, conversions in between), and compared with
-// PyTorch's output for the same input.
+// PyTorch's output for the same input. Also rewritten into the forms of opsets 18 and 27.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "libs/data/npy.h"
@@ -17,6 +18,7 @@
 #include "libs/exec/executor.h"
 #include "libs/onnx/onnx_import.h"
 #include "libs/ref/reference.h"
+#include "tests/onnx_newer_opsets.h"
 
 using namespace lw;
 
@@ -38,10 +40,15 @@ double rel_error(const Tensor& y, const NpyArray& want) {
   return err / scale;
 }
 
-void check_model(const std::string& name) {
-  const std::string base = std::string(LAYERWISE_TORCHVISION_DIR) + "/" + name;
+std::string fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+std::string base_of(const std::string& name) { return std::string(LAYERWISE_TORCHVISION_DIR) + "/" + name; }
+
+// `onnx_path` defaults to the export itself; PyTorch's input and output are the export's.
+void check_model(const std::string& name, std::string onnx_path = "") {
+  const std::string base = base_of(name);
+  if (onnx_path.empty()) onnx_path = base + ".onnx";
   Network raw, net;
-  Status s = import_onnx(base + ".onnx", &raw);
+  Status s = import_onnx(onnx_path, &raw);
   REQUIRE_MESSAGE(s.is_ok(), s.message());
   REQUIRE(fold_batch_norm(raw, &net).is_ok());
   NpyArray x, want;
@@ -75,9 +82,9 @@ void check_model(const std::string& name) {
   for (const ExecStep& st : ex->steps()) conversions += st.conversion;
   std::string lib_list;
   for (const auto& l : libs) lib_list += " " + l;
-  std::printf("%-20s %3zu layers, %8.3f M params, %7.1f M MACs | vs PyTorch: reference %.2e, mixed %.2e "
+  std::printf("%-28s %3zu layers, %8.3f M params, %7.1f M MACs | vs PyTorch: reference %.2e, mixed %.2e "
               "(libraries:%s; %zu layouts; %d conversions)\n",
-              name.c_str(), net.layers.size() - 1, total_params(net) / 1e6, total_macs(net) / 1e6, ref_err, mixed_err,
+              fs_name(onnx_path).c_str(), net.layers.size() - 1, total_params(net) / 1e6, total_macs(net) / 1e6, ref_err, mixed_err,
               lib_list.c_str(), layouts.size(), conversions);
   CHECK_MESSAGE(ref_err <= kTolerance, name << ": reference vs PyTorch " << ref_err);
   CHECK_MESSAGE(mixed_err <= kTolerance, name << ": mixed deployment vs PyTorch " << mixed_err);
@@ -91,5 +98,27 @@ TEST_CASE("torchvision CNNs imported from ONNX agree with PyTorch") {
                         "mnasnet1_0"}) {
     CAPTURE(m);
     check_model(m);
+  }
+}
+
+TEST_CASE("the same CNNs in the forms of opsets 18 and 27 agree with PyTorch") {
+  for (const char* m : {"resnet18", "mobilenet_v3_small", "densenet121", "shufflenet_v2_x1_0", "efficientnet_b0",
+                        "mnasnet1_0"}) {
+    for (int opset : {18, 27}) {
+      CAPTURE(m);
+      CAPTURE(opset);
+      onnx::ModelProto model;
+      {
+        std::ifstream f(base_of(m) + ".onnx", std::ios::binary);
+        REQUIRE(model.ParseFromIstream(&f));
+      }
+      lw::testing::to_newer_opset(&model, opset);
+      const std::string path = base_of(m) + ".opset" + std::to_string(opset) + ".onnx";
+      {
+        std::ofstream f(path, std::ios::binary);
+        REQUIRE(model.SerializeToOstream(&f));
+      }
+      check_model(m, path);
+    }
   }
 }

@@ -1,4 +1,5 @@
 // The per-node context (messages, inputs, attributes, adding layers) and TensorProto decoding.
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -153,6 +154,15 @@ Status Ctx::runtime(int k, const Value** out) const {
 Status Ctx::constant(int k, const Value** out) const {
   LW_RETURN_IF_ERROR(input(k, out));
   if (!(*out)->is_const) return fail("input '" + node->input(k) + "' must be a constant (initializer)");
+  return Status::ok();
+}
+
+Status Ctx::ints(int k, std::vector<int64_t>* out) const {
+  const Value* v;
+  LW_RETURN_IF_ERROR(constant(k, &v));
+  // INT64_MAX ("to the end") is 2^63 as a double, out of int64 range: clamp first.
+  out->clear();
+  for (double e : v->v) out->push_back(int64_t(std::clamp(e, -4.6e18, 4.6e18)));
   return Status::ok();
 }
 

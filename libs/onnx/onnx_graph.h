@@ -54,6 +54,8 @@ class Ctx {
   /// Input k must be a runtime value with no pending rewrite.
   Status runtime(int k, const Value** out) const;
   Status constant(int k, const Value** out) const;
+  /// Input k as a constant list of integers.
+  Status ints(int k, std::vector<int64_t>* out) const;
 
   bool has_attr(const std::string& name) const;
   int64_t attr_i(const std::string& name, int64_t def) const;

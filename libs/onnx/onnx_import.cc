@@ -14,7 +14,8 @@ namespace lw {
 namespace onnx_import {
 namespace {
 
-constexpr int kMinOpset = 11, kMaxOpset = 17;
+// 18 to 27: every version of the operators below checked against ONNX 1.22's Changelog (README).
+constexpr int kMinOpset = 11, kMaxOpset = 27;
 
 std::string dir_of(const std::string& path) {
   auto slash = path.find_last_of('/');

@@ -1,5 +1,5 @@
 /// \file
-/// ONNX import: reads a model exported by PyTorch (or any ONNX producer, opsets 11 to 17) into
+/// ONNX import: reads a model exported by PyTorch (or any ONNX producer, opsets 11 to 27) into
 /// the network IR, so every stage after it (profile, search, filter, replay, infer) sees an
 /// imported model exactly like a zoo model. Initializers (and external data files) become
 /// weights; BatchNorm stays in the IR and is folded later by fold_batch_norm(), as for the zoo.

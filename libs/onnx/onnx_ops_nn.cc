@@ -11,10 +11,14 @@ namespace {
 
 std::vector<float> floats(const Value& v) { return std::vector<float>(v.v.begin(), v.v.end()); }
 
+// With ceil_mode a last window that would start in the end padding is dropped (PyTorch's rule,
+// which opset 22's text spells out and ONNX's reference applies to every opset).
 int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
   int64_t span = in + pb + pe - ((k - 1) * d + 1);
   if (span < 0) return 0;
-  return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
 }
 
 // Fills `w` from kernel_shape / strides / pads / dilations / auto_pad / ceil_mode for a rank 3
@@ -131,11 +135,17 @@ Status global_pool(Ctx& c) {
   return c.add_layer(std::move(l), {x->layer}, dims);
 }
 
-// torchvision's x.mean([2, 3]) (MNASNet, ShuffleNet) is a global average pool.
+// torchvision's x.mean([2, 3]) (MNASNet, ShuffleNet) is a global average pool. The axes are an
+// attribute up to opset 17 and an optional input from 18 on.
 Status reduce_mean(Ctx& c) {
   const Value* x;
   LW_RETURN_IF_ERROR(c.runtime(0, &x));
   std::vector<int64_t> axes = c.attr_ints("axes");
+  if (c.has_input(1)) LW_RETURN_IF_ERROR(c.ints(1, &axes));
+  if (axes.empty() && c.attr_i("noop_with_empty_axes", 0)) {
+    c.set_output(0, *x);
+    return Status::ok();
+  }
   for (auto& a : axes) a = norm_axis(a, x->dims.size());
   std::sort(axes.begin(), axes.end());
   if (x->dims.size() != 4 || axes != std::vector<int64_t>{2, 3}) return c.fail("ReduceMean other than over H and W of a 4-D tensor");
@@ -246,7 +256,7 @@ void add_nn_ops(std::map<std::string, OpInfo>* ops) {
   (*ops)["AveragePool"] = {pool, with(win, {"ceil_mode", "count_include_pad"})};
   (*ops)["GlobalAveragePool"] = {global_pool, {}};
   (*ops)["GlobalMaxPool"] = {global_pool, {}};
-  (*ops)["ReduceMean"] = {reduce_mean, {"axes", "keepdims"}};
+  (*ops)["ReduceMean"] = {reduce_mean, {"axes", "keepdims", "noop_with_empty_axes"}};
   (*ops)["BatchNormalization"] = {batch_norm, {"epsilon", "momentum", "training_mode"}};
   (*ops)["Gemm"] = {matrix, {"alpha", "beta", "transA", "transB"}};
   (*ops)["MatMul"] = {matrix, {}};

@@ -10,15 +10,6 @@
 namespace lw::onnx_import {
 namespace {
 
-Status ints_of(Ctx& c, int k, std::vector<int64_t>* out) {
-  const Value* v;
-  LW_RETURN_IF_ERROR(c.constant(k, &v));
-  // INT64_MAX ("to the end") is 2^63 as a double, out of int64 range: clamp first.
-  out->clear();
-  for (double e : v->v) out->push_back(int64_t(std::clamp(e, -4.6e18, 4.6e18)));
-  return Status::ok();
-}
-
 Status constant(Ctx& c) {
   if (const onnx::TensorProto* t = c.attr_t("value")) {
     Value v;
@@ -73,7 +64,7 @@ Status squeeze(Ctx& c) {
   const Value* x;
   LW_RETURN_IF_ERROR(c.input(0, &x));
   std::vector<int64_t> axes = c.attr_ints("axes");
-  if (c.has_input(1)) LW_RETURN_IF_ERROR(ints_of(c, 1, &axes));
+  if (c.has_input(1)) LW_RETURN_IF_ERROR(c.ints(1, &axes));
   const bool un = c.node->op_type() == "Unsqueeze";
   std::vector<int64_t> dims = x->dims;
   if (un) {
@@ -142,7 +133,7 @@ Status reshape(Ctx& c) {
   const Value* x;
   std::vector<int64_t> t;
   LW_RETURN_IF_ERROR(c.input(0, &x));
-  LW_RETURN_IF_ERROR(ints_of(c, 1, &t));
+  LW_RETURN_IF_ERROR(c.ints(1, &t));
   const bool allowzero = c.attr_i("allowzero", 0) != 0;
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -242,10 +233,10 @@ Status slice(Ctx& c) {
   const Value* x;
   std::vector<int64_t> starts, ends, axes, steps;
   LW_RETURN_IF_ERROR(c.input(0, &x));
-  LW_RETURN_IF_ERROR(ints_of(c, 1, &starts));
-  LW_RETURN_IF_ERROR(ints_of(c, 2, &ends));
-  if (c.has_input(3)) LW_RETURN_IF_ERROR(ints_of(c, 3, &axes));
-  if (c.has_input(4)) LW_RETURN_IF_ERROR(ints_of(c, 4, &steps));
+  LW_RETURN_IF_ERROR(c.ints(1, &starts));
+  LW_RETURN_IF_ERROR(c.ints(2, &ends));
+  if (c.has_input(3)) LW_RETURN_IF_ERROR(c.ints(3, &axes));
+  if (c.has_input(4)) LW_RETURN_IF_ERROR(c.ints(4, &steps));
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
@@ -283,13 +274,23 @@ Status split(Ctx& c) {
   LW_RETURN_IF_ERROR(c.runtime(0, &x));
   if (norm_axis(c.attr_i("axis", 0), x->dims.size()) != 1) return c.fail("Split along other than the channels");
   std::vector<int64_t> sizes = c.attr_ints("split");
-  if (c.has_input(1)) LW_RETURN_IF_ERROR(ints_of(c, 1, &sizes));
+  if (c.has_input(1)) LW_RETURN_IF_ERROR(c.ints(1, &sizes));
   const int outs = c.node->output_size();
-  if (sizes.empty()) {
-    if (x->dims[1] % outs) return c.fail("channels do not split evenly");
-    sizes.assign(size_t(outs), x->dims[1] / outs);
+  const int64_t channels = x->dims[1];
+  if (c.has_attr("num_outputs")) {  // opset 18: equal parts, the last one smaller when uneven
+    const int64_t n = c.attr_i("num_outputs", 0);
+    if (!sizes.empty()) return c.bad("both num_outputs and split sizes");
+    if (n != outs) return c.bad("num_outputs " + std::to_string(n) + " but " + std::to_string(outs) + " outputs");
+    const int64_t part = (channels + n - 1) / n;
+    if (part * (n - 1) >= channels) return c.bad("num_outputs leaves an empty part");
+    sizes.assign(size_t(n - 1), part);
+    sizes.push_back(channels - part * (n - 1));
   }
-  if (int(sizes.size()) != outs || std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != x->dims[1])
+  if (sizes.empty()) {
+    if (channels % outs) return c.fail("channels do not split evenly");
+    sizes.assign(size_t(outs), channels / outs);
+  }
+  if (int(sizes.size()) != outs || std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != channels)
     return c.bad("split sizes do not add up to the channels");
   int64_t begin = 0;
   const Value in = *x;  // channel_slice adds values; keep a copy
@@ -300,20 +301,37 @@ Status split(Ctx& c) {
   return Status::ok();
 }
 
+// Opset 18's `axes` input: `p` pads only those axes (begins, then ends); spread it over all `r`.
+Status pads_over_axes(Ctx& c, size_t r, std::vector<int64_t>* p) {
+  std::vector<int64_t> axes;
+  LW_RETURN_IF_ERROR(c.ints(3, &axes));
+  if (p->size() != 2 * axes.size()) return c.bad("pads do not match the axes");
+  std::vector<int64_t> full(2 * r, 0);
+  std::vector<bool> seen(r, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int a = norm_axis(axes[i], r);
+    if (a < 0 || seen[size_t(a)]) return c.bad("axis " + std::to_string(axes[i]) + " out of range or repeated");
+    seen[size_t(a)] = true;
+    full[size_t(a)] = (*p)[i], full[r + size_t(a)] = (*p)[axes.size() + i];
+  }
+  *p = std::move(full);
+  return Status::ok();
+}
+
 // Zero padding of H and W stays pending until the Conv that reads it takes it as its own.
 Status pad(Ctx& c) {
   const Value* x;
   std::vector<int64_t> p;
   LW_RETURN_IF_ERROR(c.input(0, &x));
-  LW_RETURN_IF_ERROR(ints_of(c, 1, &p));
+  LW_RETURN_IF_ERROR(c.ints(1, &p));
   if (c.attr_s("mode", "constant") != "constant") return c.fail("pad mode '" + c.attr_s("mode", "") + "'");
   const Value* cv;
   if (c.has_input(2)) {
     LW_RETURN_IF_ERROR(c.constant(2, &cv));
     if (!cv->v.empty() && cv->v[0] != 0) return c.fail("padding with a value other than 0");
   }
-  if (c.has_input(3)) return c.fail("the axes input");
   const size_t r = x->dims.size();
+  if (c.has_input(3)) LW_RETURN_IF_ERROR(pads_over_axes(c, r, &p));
   if (p.size() != 2 * r) return c.bad("pads do not match the input rank");
   if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; })) {
     c.set_output(0, *x);
@@ -340,11 +358,11 @@ void add_shape_ops(std::map<std::string, OpInfo>* ops) {
   (*ops)["Gather"] = {gather, {"axis"}};
   (*ops)["Unsqueeze"] = {squeeze, {"axes"}};
   (*ops)["Squeeze"] = {squeeze, {"axes"}};
-  (*ops)["Cast"] = {cast, {"to"}};
+  (*ops)["Cast"] = {cast, {"to", "saturate", "round_mode"}};  // the last two: float8 / float4 only
   (*ops)["Reshape"] = {reshape, {"allowzero"}};
   (*ops)["Transpose"] = {transpose, {"perm"}};
   (*ops)["Slice"] = {slice, {}};
-  (*ops)["Split"] = {split, {"axis", "split"}};
+  (*ops)["Split"] = {split, {"axis", "split", "num_outputs"}};
   (*ops)["Pad"] = {pad, {"mode"}};
 }
 
