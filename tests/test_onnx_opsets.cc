@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "libs/ir/network_json.h"
 #include "libs/onnx/onnx_import.h"
+#include "libs/ref/reference.h"
 #include "tests/onnx_newer_opsets.h"
 
 using namespace lw::testing;
@@ -157,4 +159,34 @@ TEST_CASE("what the newer forms can get wrong is refused with the node, its op a
   all_axes.g()->mutable_node(4)->clear_attribute();  // no axes, no noop: the mean over every axis
   CHECK(import_message(all_axes, "all_axes.onnx").find("(ReduceMean, opset 18): ReduceMean other than over H and W") !=
         std::string::npos);
+}
+
+TEST_CASE("ceil_mode drops a last window that would start in the end padding, as opset 22 spells out") {
+  for (int opset : {13, 22}) {
+    CAPTURE(opset);
+    // W = 5, kernel 2, stride 2, pads 1 and 1: windows start at -1, 1, 3 and (ceil) 5, which is
+    // in the end padding, so 3 outputs, not 4.
+    Model f(opset);
+    auto* pool = f.node("MaxPool", {"x"}, {"y"});
+    add_ints_attribute(pool, "kernel_shape", {1, 2});
+    add_ints_attribute(pool, "strides", {1, 2});
+    add_ints_attribute(pool, "pads", {0, 1, 0, 1});
+    add_int_attribute(pool, "ceil_mode", 1);
+    f.g()->add_output()->set_name("y");
+    lw::Network net;
+    lw::Status s = lw::import_onnx(f.save("ceil.onnx"), &net);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    CHECK(net.output_shape() == lw::Shape{1, 3, 6, 3});
+    lw::Tensor x = lw::Tensor::create(net.input_shape());
+    for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = float((i * 7) % 13) - 6;
+    std::vector<lw::Tensor> out;
+    REQUIRE(lw::reference_forward(net, x, &out).is_ok());
+    for (int64_t row = 0; row < 3 * 6; ++row) {
+      const float* in = x.f32() + row * 5;
+      const float* y = out.back().f32() + row * 3;
+      CHECK(y[0] == in[0]);  // the window over the start padding and x0
+      CHECK(y[1] == std::max(in[1], in[2]));
+      CHECK(y[2] == std::max(in[3], in[4]));
+    }
+  }
 }
