@@ -32,6 +32,7 @@ DEFAULT_MODELS = {
     "shufflenet_v2_x1_0": 12,
     "efficientnet_b0": 17,
     "mnasnet1_0": 15,
+    "inception_v3": 16,
 }
 
 

@@ -190,3 +190,41 @@ TEST_CASE("ceil_mode drops a last window that would start in the end padding, as
     }
   }
 }
+
+TEST_CASE("a zero Pad in front of an AveragePool is counted in the average, as PyTorch exports count_include_pad") {
+  // x [1,3,6,5] -> Pad 1 on every side of H and W -> AveragePool 3x3 stride 1 (Inception v3's).
+  auto model = [](const std::string& pool_op, int64_t ceil_mode) {
+    Model f(13);
+    f.ints("pads", {0, 0, 1, 1, 0, 0, 1, 1});
+    f.node("Pad", {"x", "pads"}, {"p"});
+    auto* pool = f.node(pool_op, {"p"}, {"y"});
+    add_ints_attribute(pool, "kernel_shape", {3, 3});
+    add_int_attribute(pool, "ceil_mode", ceil_mode);
+    f.g()->add_output()->set_name("y");
+    return f;
+  };
+  Model avg = model("AveragePool", 0);
+  lw::Network net;
+  lw::Status s = lw::import_onnx(avg.save("avg.onnx"), &net);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  REQUIRE(net.output_shape() == lw::Shape{1, 3, 6, 5});
+  lw::Tensor x = lw::Tensor::create(net.input_shape());
+  for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = float((i * 5) % 17) - 8;
+  std::vector<lw::Tensor> out;
+  REQUIRE(lw::reference_forward(net, x, &out).is_ok());
+  int checked = 0;
+  for (int ch = 0; ch < 3; ++ch)
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 5; ++j) {
+        float sum = 0;  // the padded tensor's zeros count: always 9 values
+        for (int di = -1; di <= 1; ++di)
+          for (int dj = -1; dj <= 1; ++dj)
+            if (i + di >= 0 && i + di < 6 && j + dj >= 0 && j + dj < 5) sum += x.f32()[(ch * 6 + i + di) * 5 + j + dj];
+        CHECK(out.back().f32()[(ch * 6 + i) * 5 + j] == doctest::Approx(sum / 9).epsilon(1e-6));
+        ++checked;
+      }
+  CHECK(checked == 90);
+  Model max = model("MaxPool", 0), ceil = model("AveragePool", 1);
+  CHECK(import_message(max, "max.onnx").find("a zero Pad in front of a MaxPool") != std::string::npos);
+  CHECK(import_message(ceil, "ceil_avg.onnx").find("a zero Pad in front of a ceil_mode AveragePool") != std::string::npos);
+}

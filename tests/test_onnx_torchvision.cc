@@ -91,19 +91,21 @@ void check_model(const std::string& name, std::string onnx_path = "") {
   CHECK(libs.size() >= 2);  // a mixed deployment, not one library
 }
 
+// Those scripts/export_torchvision.py exports by default.
+const char* const kModels[] = {"resnet18",        "mobilenet_v3_small", "densenet121", "shufflenet_v2_x1_0",
+                               "efficientnet_b0", "mnasnet1_0",         "inception_v3"};
+
 }  // namespace
 
 TEST_CASE("torchvision CNNs imported from ONNX agree with PyTorch") {
-  for (const char* m : {"resnet18", "mobilenet_v3_small", "densenet121", "shufflenet_v2_x1_0", "efficientnet_b0",
-                        "mnasnet1_0"}) {
+  for (const char* m : kModels) {
     CAPTURE(m);
     check_model(m);
   }
 }
 
 TEST_CASE("the same CNNs in the forms of opsets 18 and 27 agree with PyTorch") {
-  for (const char* m : {"resnet18", "mobilenet_v3_small", "densenet121", "shufflenet_v2_x1_0", "efficientnet_b0",
-                        "mnasnet1_0"}) {
+  for (const char* m : kModels) {
     for (int opset : {18, 27}) {
       CAPTURE(m);
       CAPTURE(opset);

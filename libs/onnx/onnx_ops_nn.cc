@@ -104,9 +104,23 @@ Status conv(Ctx& c) {
   return add_windowed(c, std::move(l), *x, w->dims[0], spatial);
 }
 
+// A zero Pad in front of an AveragePool (PyTorch's export of count_include_pad=True, e.g.
+// Inception v3) becomes the pool's own padding, counted in the average like the zeros it adds.
+Status absorb_pad_into_average(Ctx& c, const Value& x, Layer* l) {
+  if (!x.pending()) return Status::ok();
+  if (c.node->op_type() != "AveragePool") return c.fail("a zero Pad in front of a MaxPool (it pads with -inf)");
+  if (c.attr_i("ceil_mode", 0)) return c.fail("a zero Pad in front of a ceil_mode AveragePool");
+  bool own_pads = false;
+  for (int64_t p : c.attr_ints("pads")) own_pads |= p != 0;
+  if (own_pads && !l->count_include_pad)
+    return c.fail("a zero Pad in front of an AveragePool that leaves its own padding out of the average");
+  l->count_include_pad = true;
+  return Status::ok();
+}
+
 Status pool(Ctx& c) {
   const Value* x;
-  LW_RETURN_IF_ERROR(spatial_input(c, &x, false));
+  LW_RETURN_IF_ERROR(spatial_input(c, &x, true));
   if (c.node->output_size() > 1 && !c.node->output(1).empty()) return c.fail("the Indices output");
   for (int64_t d : c.attr_ints("dilations"))
     if (d != 1) return c.fail("pooling dilation other than 1");
@@ -114,6 +128,7 @@ Status pool(Ctx& c) {
   Layer l;
   l.kind = c.node->op_type() == "MaxPool" ? LayerKind::kMaxPool : LayerKind::kAvgPool;
   l.count_include_pad = c.attr_i("count_include_pad", 0) != 0;
+  LW_RETURN_IF_ERROR(absorb_pad_into_average(c, *x, &l));
   std::vector<int64_t> spatial;
   LW_RETURN_IF_ERROR(window(c, *x, {}, &l.window, &spatial));
   return add_windowed(c, std::move(l), *x, x->dims[1], spatial);
