@@ -3,6 +3,7 @@
 #include "libs/core/files.h"
 #include "libs/onnx/onnx_import.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -109,11 +110,30 @@ Status bind_initializers_and_inputs(const onnx::GraphProto& g, const OnnxImportO
   return bind_input(*runtime, o, ctx);
 }
 
-Status convert_nodes(const onnx::GraphProto& g, Ctx& ctx) {
-  std::map<std::string, OpInfo> ops;
-  add_nn_ops(&ops);
-  add_eltwise_ops(&ops);
-  add_shape_ops(&ops);
+// "Op", or "domain.Op" outside ONNX's default domain.
+std::string op_name(const onnx::NodeProto& node) {
+  const bool foreign = !node.domain().empty() && node.domain() != "ai.onnx";
+  return foreign ? node.domain() + "." + node.op_type() : node.op_type();
+}
+
+// The operators of `g` the importer has no converter for, with their counts in order of first
+// use ("Erf x18, Pow x19"): a refusal names them all, so that one read tells a user everything
+// their model needs, not only the first problem.
+std::string unknown_operators(const onnx::GraphProto& g, const std::map<std::string, OpInfo>& ops) {
+  std::vector<std::pair<std::string, int>> seen;
+  for (const auto& node : g.node()) {
+    const std::string op = op_name(node);
+    if (ops.count(op)) continue;
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == op; });
+    if (it == seen.end()) seen.emplace_back(op, 1);
+    else ++it->second;
+  }
+  std::string out;
+  for (const auto& [op, n] : seen) out += (out.empty() ? "" : ", ") + op + " x" + std::to_string(n);
+  return out;
+}
+
+Status convert_each_node(const onnx::GraphProto& g, const std::map<std::string, OpInfo>& ops, Ctx& ctx) {
   for (const auto& node : g.node()) {
     ctx.node = &node;
     if (!node.domain().empty() && node.domain() != "ai.onnx") return ctx.fail("operator domain '" + node.domain() + "'");
@@ -126,6 +146,18 @@ Status convert_nodes(const onnx::GraphProto& g, Ctx& ctx) {
     LW_RETURN_IF_ERROR(it->second.convert(ctx));
   }
   return Status::ok();
+}
+
+Status convert_nodes(const onnx::GraphProto& g, Ctx& ctx) {
+  std::map<std::string, OpInfo> ops;
+  add_nn_ops(&ops);
+  add_eltwise_ops(&ops);
+  add_shape_ops(&ops);
+  Status s = convert_each_node(g, ops, ctx);
+  if (s.is_ok()) return s;
+  const std::string unknown = unknown_operators(g, ops);
+  if (unknown.empty() || (ctx.node && unknown == op_name(*ctx.node) + " x1")) return s;  // nothing to add
+  return Status(s.code(), s.message() + " (operators in the model the importer does not read: " + unknown + ")");
 }
 
 Status bind_output(const onnx::GraphProto& g, Ctx& ctx) {
