@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -227,4 +228,54 @@ TEST_CASE("a zero Pad in front of an AveragePool is counted in the average, as P
   Model max = model("MaxPool", 0), ceil = model("AveragePool", 1);
   CHECK(import_message(max, "max.onnx").find("a zero Pad in front of a MaxPool") != std::string::npos);
   CHECK(import_message(ceil, "ceil_avg.onnx").find("a zero Pad in front of a ceil_mode AveragePool") != std::string::npos);
+}
+
+TEST_CASE("float16 and bfloat16 tensors widen exactly; constants cast to them round to nearest even") {
+  const auto dir = std::filesystem::temp_directory_path() / ("lw_onnx_opsets_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto read = [&](const onnx::TensorProto& t) {
+    const std::string p = (dir / (t.name() + ".pb")).string();
+    std::ofstream(p, std::ios::binary) << t.SerializeAsString();
+    lw::OnnxTensor out;
+    lw::Status s = lw::read_onnx_tensor(p, &out);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    return std::vector<double>(out.data.begin(), out.data.end());
+  };
+  // float16 in raw bytes: zeros, the smallest subnormal, the largest subnormal, the smallest
+  // normal, 1, -2, the largest finite value, infinity.
+  const std::vector<uint16_t> half_bits = {0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0xc000, 0x7bff, 0x7c00};
+  const std::vector<double> half_values = {0, -0.0, std::ldexp(1, -24), 1023 * std::ldexp(1, -24), std::ldexp(1, -14),
+                                           1, -2, 65504, INFINITY};
+  onnx::TensorProto h;
+  h.set_name("half");
+  h.set_data_type(onnx::TensorProto::FLOAT16);
+  h.add_dims(int64_t(half_bits.size()));
+  h.set_raw_data(std::string(reinterpret_cast<const char*>(half_bits.data()), half_bits.size() * 2));
+  CHECK(read(h) == half_values);
+  // bfloat16 as bit patterns in int32_data: 1, -3, the smallest subnormal, 2^100.
+  onnx::TensorProto b;
+  b.set_name("bf16");
+  b.set_data_type(onnx::TensorProto::BFLOAT16);
+  b.add_dims(4);
+  for (int32_t v : {0x3f80, 0xc040, 0x0001, 0x7180}) b.add_int32_data(v);
+  CHECK(read(b) == std::vector<double>{1, -3, std::ldexp(1, -133), std::ldexp(1, 100)});
+  // x + Cast(0.1 -> type): the affine layer's shift is 0.1 rounded to the type.
+  for (auto [type, want] : {std::pair<int, double>{onnx::TensorProto::FLOAT16, 0.0999755859375},
+                            std::pair<int, double>{onnx::TensorProto::BFLOAT16, 0.10009765625}}) {
+    CAPTURE(type);
+    Model f(17);
+    f.g()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(type);  // a float16 / bfloat16 input
+    auto* k = f.g()->add_initializer();
+    k->set_name("tenth");
+    k->set_data_type(onnx::TensorProto::FLOAT);
+    k->add_float_data(0.1f);
+    add_int_attribute(f.node("Cast", {"tenth"}, {"tenth_cast"}), "to", type);
+    f.node("Add", {"x", "tenth_cast"}, {"y"});
+    f.g()->add_output()->set_name("y");
+    lw::Network net;
+    lw::Status s = lw::import_onnx(f.save("cast16.onnx"), &net);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    REQUIRE(net.layers.back().kind == lw::LayerKind::kAffine);
+    CHECK(net.layers.back().weights[3] == float(want));  // scales 1, 1, 1, then the shifts
+  }
 }

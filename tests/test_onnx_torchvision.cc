@@ -3,10 +3,13 @@
 // into the build tree) are imported, run by the reference executor and by a random mixed
 // deployment (every layer on a randomly drawn registered f32 implementation: libraries,
 // algorithms, layouts and thread sets mixed, conversions in between), and compared with
-// PyTorch's output for the same input. Also rewritten into the forms of opsets 18 and 27.
+// PyTorch's output for the same input. Also rewritten into the forms of opsets 18 and 27, and
+// into float16 models.
 #include <doctest/doctest.h>
+#include <immintrin.h>
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +19,7 @@
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
 #include "libs/exec/executor.h"
+#include "libs/ir/network_json.h"
 #include "libs/onnx/onnx_import.h"
 #include "libs/ref/reference.h"
 #include "tests/onnx_newer_opsets.h"
@@ -122,5 +126,107 @@ TEST_CASE("the same CNNs in the forms of opsets 18 and 27 agree with PyTorch") {
       }
       check_model(m, path);
     }
+  }
+}
+
+namespace {
+
+// F16C's conversion (round to nearest even): independent of the importer's decoding.
+__attribute__((target("f16c"))) uint16_t to_half(float f) {
+  return uint16_t(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+__attribute__((target("f16c"))) float from_half(uint16_t h) { return _cvtsh_ss(h); }
+
+onnx::ModelProto load_export(const std::string& name) {
+  onnx::ModelProto m;
+  std::ifstream f(base_of(name) + ".onnx", std::ios::binary);
+  REQUIRE(m.ParseFromIstream(&f));
+  return m;
+}
+
+std::vector<float> float_values(const onnx::TensorProto& t) {
+  if (!t.raw_data().empty()) {
+    std::vector<float> v(t.raw_data().size() / 4);
+    std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
+    return v;
+  }
+  return std::vector<float>(t.float_data().begin(), t.float_data().end());
+}
+
+// Every float initializer as float16 (`as_half`) or as float rounded through float16, and the
+// graph's input and output cast to and from float16 as converters that keep float I/O write it.
+onnx::ModelProto half_model(onnx::ModelProto m, bool as_half) {
+  onnx::GraphProto* g = m.mutable_graph();
+  for (auto& t : *g->mutable_initializer()) {
+    if (t.data_type() != onnx::TensorProto::FLOAT) continue;
+    const std::vector<float> v = float_values(t);
+    t.clear_float_data();
+    t.clear_raw_data();
+    std::string raw;
+    for (float f : v) {
+      const uint16_t h = to_half(f);
+      if (as_half) raw.append(reinterpret_cast<const char*>(&h), 2);
+      const float r = from_half(h);
+      if (!as_half) raw.append(reinterpret_cast<const char*>(&r), 4);
+    }
+    t.set_raw_data(raw);
+    if (as_half) t.set_data_type(onnx::TensorProto::FLOAT16);
+  }
+  if (!as_half) return m;
+  const std::string in = g->input(0).name(), out = g->output(0).name();
+  for (auto& n : *g->mutable_node()) {
+    for (auto& i : *n.mutable_input())
+      if (i == in) i = in + "_half";
+    for (auto& o : *n.mutable_output())
+      if (o == out) o = out + "_half";
+  }
+  auto cast = [](const std::string& from, const std::string& to, int type) {
+    onnx::NodeProto n;
+    n.set_op_type("Cast");
+    n.set_name(to);
+    n.add_input(from);
+    n.add_output(to);
+    auto* a = n.add_attribute();
+    a->set_name("to");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(type);
+    return n;
+  };
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  nodes.Swap(g->mutable_node());
+  *g->add_node() = cast(in, in + "_half", onnx::TensorProto::FLOAT16);
+  for (auto& n : nodes) *g->add_node() = n;
+  *g->add_node() = cast(out + "_half", out, onnx::TensorProto::FLOAT);
+  return m;
+}
+
+std::string save_model(const onnx::ModelProto& m, const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  REQUIRE(m.SerializeToOstream(&f));
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("float16 models import as the float network with the weights rounded through float16") {
+  if (!__builtin_cpu_supports("f16c")) {
+    MESSAGE("no F16C here: the independent float16 conversion is missing, skipped");
+    return;
+  }
+  for (const char* m : kModels) {
+    CAPTURE(m);
+    const onnx::ModelProto f32 = load_export(m);
+    lw::Network half, rounded;
+    lw::Status s = import_onnx(save_model(half_model(f32, true), base_of(m) + ".fp16.onnx"), &half);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    REQUIRE(import_onnx(save_model(half_model(f32, false), base_of(m) + ".rounded.onnx"), &rounded).is_ok());
+    half.name = rounded.name;
+    CHECK(half.layers.size() == rounded.layers.size());
+    CHECK(lw::network_to_json(half, "w.bin") == lw::network_to_json(rounded, "w.bin"));
+    std::string a, b;
+    REQUIRE(lw::weights_to_bytes(half, &a).is_ok());
+    REQUIRE(lw::weights_to_bytes(rounded, &b).is_ok());
+    CHECK(a == b);
+    CHECK(a.size() > 100000);  // the weights are there
   }
 }

@@ -1,5 +1,6 @@
 // The per-node context (messages, inputs, attributes, adding layers) and TensorProto decoding.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -33,6 +34,31 @@ namespace {
 // Above any weight tensor a CPU model has; guards the dims product of a corrupt file.
 constexpr int64_t kMaxElements = int64_t(1) << 32;
 
+// float16 and bfloat16 bit patterns widened to float: exact, every such value is a float.
+float half_bits_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  if (exp == 0) return (sign ? -1.f : 1.f) * std::ldexp(float(man), -24);  // zero, subnormal
+  const uint32_t bits = sign | (exp == 0x1f ? 0x7f800000u | (man << 13) : ((exp + 112) << 23) | (man << 13));
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bfloat16_bits_to_float(uint16_t b) {
+  const uint32_t bits = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+bool is_16_bit_float(int type) {
+  return type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16;
+}
+
+float bits16_to_float(uint16_t bits, int type) {
+  return type == onnx::TensorProto::FLOAT16 ? half_bits_to_float(bits) : bfloat16_bits_to_float(bits);
+}
+
 // Element size and whether the type is integral; 0 for types we do not decode.
 size_t elem_size(int type, bool* is_int) {
   using T = onnx::TensorProto;
@@ -40,6 +66,7 @@ size_t elem_size(int type, bool* is_int) {
   switch (type) {
     case T::FLOAT: *is_int = false; return 4;
     case T::DOUBLE: *is_int = false; return 8;
+    case T::FLOAT16: case T::BFLOAT16: *is_int = false; return 2;
     case T::INT64: return 8;
     case T::INT32: return 4;
     case T::INT8: case T::UINT8: case T::BOOL: return 1;
@@ -55,6 +82,7 @@ double decode(const char* p, int type) {
     case T::INT64: { int64_t i; std::memcpy(&i, p, 8); return double(i); }
     case T::INT32: { int32_t i; std::memcpy(&i, p, 4); return i; }
     case T::INT8: return double(int8_t(*p));
+    case T::FLOAT16: case T::BFLOAT16: { uint16_t b; std::memcpy(&b, p, 2); return bits16_to_float(b, type); }
     default: return double(uint8_t(*p));
   }
 }
@@ -114,6 +142,8 @@ Status tensor_to_value(const onnx::TensorProto& t, const std::string& dir, Value
     v.assign(t.double_data().begin(), t.double_data().end());
   } else if (t.data_type() == T::INT64) {
     for (int64_t x : t.int64_data()) v.push_back(double(x));
+  } else if (is_16_bit_float(t.data_type())) {  // bit patterns in int32_data
+    for (int32_t x : t.int32_data()) v.push_back(bits16_to_float(uint16_t(x), t.data_type()));
   } else {
     for (int32_t x : t.int32_data()) v.push_back(double(x));  // int32, int8, uint8, bool
   }

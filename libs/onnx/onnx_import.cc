@@ -55,8 +55,10 @@ Status find_opset(const onnx::ModelProto& m, const std::string& path, int* opset
 // Binds the single runtime graph input to the IR's input layer.
 Status bind_input(const onnx::ValueInfoProto& in, const OnnxImportOptions& o, Ctx& ctx) {
   const std::string where = ctx.file + ": graph input '" + in.name() + "': ";
-  if (!in.type().has_tensor_type() || in.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT)
-    return unsupported(where + "must be a float tensor");
+  // A float16 / bfloat16 model runs in f32 like every import (its weights widen exactly).
+  const int type = in.type().has_tensor_type() ? in.type().tensor_type().elem_type() : 0;
+  if (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::FLOAT16 && type != onnx::TensorProto::BFLOAT16)
+    return unsupported(where + "must be a float tensor (float, float16 or bfloat16)");
   std::vector<int64_t> dims;
   const auto& shape = in.type().tensor_type().shape();
   for (int k = 0; k < shape.dim_size(); ++k) {

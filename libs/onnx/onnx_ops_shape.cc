@@ -3,6 +3,7 @@
 // here. On computed tensors: Reshape (flatten; ShuffleNet's 5-D reshape + Transpose + reshape
 // = channel shuffle), Slice and Split along the channels, Pad with zeros in front of a Conv.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "libs/onnx/onnx_graph.h"
@@ -97,17 +98,35 @@ Status squeeze(Ctx& c) {
   return Status::ok();
 }
 
+// Rounds to the nearest value with `significant` bits (ties to even; the smallest spacing
+// 2^min_exponent, beyond `largest` infinity): float16 is (11, -24, 65504), bfloat16 (8, -133, ~3.39e38).
+double round_to_float_format(double x, int significant, int min_exponent, double largest) {
+  if (!std::isfinite(x) || x == 0) return x;
+  int e;
+  std::frexp(x, &e);  // |x| in [2^(e-1), 2^e)
+  const int q = std::max(e - significant, min_exponent);
+  const double y = std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+  return std::fabs(y) > largest ? std::copysign(INFINITY, x) : y;
+}
+
+// Constants are cast exactly. A computed tensor cast to float16 / bfloat16 stays f32: imports
+// run in f32 (a float16 model's activations are not rounded; its weights widen exactly).
 Status cast(Ctx& c) {
+  using T = onnx::TensorProto;
   const Value* x;
   LW_RETURN_IF_ERROR(c.input(0, &x));
   const int64_t to = c.attr_i("to", 0);
-  const bool to_int = to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32;
-  const bool to_float = to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE;
+  const bool to_int = to == T::INT64 || to == T::INT32;
+  const bool to_float = to == T::FLOAT || to == T::DOUBLE || to == T::FLOAT16 || to == T::BFLOAT16;
   if (!to_int && !to_float) return c.fail("Cast to type " + std::to_string(to));
   Value v = *x;
   if (x->is_const) {
     v.is_int = to_int;
-    for (double& e : v.v) e = to_int ? double(int64_t(e)) : double(float(e));
+    for (double& e : v.v)
+      e = to_int            ? double(int64_t(e))
+          : to == T::FLOAT16  ? round_to_float_format(e, 11, -24, 65504.0)
+          : to == T::BFLOAT16 ? round_to_float_format(e, 8, -133, 3.3895313892515355e38)
+                              : double(float(e));
   } else if (to_int) {
     return c.fail("Cast of a computed tensor to an integer type");
   }
