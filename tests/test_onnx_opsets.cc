@@ -260,8 +260,10 @@ TEST_CASE("float16 and bfloat16 tensors widen exactly; constants cast to them ro
   for (int32_t v : {0x3f80, 0xc040, 0x0001, 0x7180}) b.add_int32_data(v);
   CHECK(read(b) == std::vector<double>{1, -3, std::ldexp(1, -133), std::ldexp(1, 100)});
   // x + Cast(0.1 -> type): the affine layer's shift is 0.1 rounded to the type.
-  for (auto [type, want] : {std::pair<int, double>{onnx::TensorProto::FLOAT16, 0.0999755859375},
-                            std::pair<int, double>{onnx::TensorProto::BFLOAT16, 0.10009765625}}) {
+  for (const auto& type_want : {std::pair<int, double>{onnx::TensorProto::FLOAT16, 0.0999755859375},
+                                std::pair<int, double>{onnx::TensorProto::BFLOAT16, 0.10009765625}}) {
+    const int type = type_want.first;
+    const double want = type_want.second;
     CAPTURE(type);
     Model f(17);
     f.g()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(type);  // a float16 / bfloat16 input
