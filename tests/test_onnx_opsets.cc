@@ -105,6 +105,23 @@ Model newer_form(int opset, int channels, int64_t num_outputs) {
   return f;
 }
 
+// Imports `f`, checks its output shape and runs the reference executor on a fixed input.
+struct Ran {
+  lw::Tensor x, y;
+};
+Ran import_and_run(Model& f, const std::string& name, const lw::Shape& out_shape) {
+  lw::Network net;
+  lw::Status s = lw::import_onnx(f.save(name), &net);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  REQUIRE(net.output_shape() == out_shape);
+  Ran r{lw::Tensor::create(net.input_shape()), {}};
+  for (int64_t i = 0; i < r.x.shape().elements(); ++i) r.x.f32()[i] = float((i * 7) % 13) - 6;
+  std::vector<lw::Tensor> out;
+  REQUIRE(lw::reference_forward(net, r.x, &out).is_ok());
+  r.y = out.back();
+  return r;
+}
+
 std::string import_message(Model& f, const std::string& name) {
   lw::Network net;
   return lw::import_onnx(f.save(name), &net).message();
@@ -174,17 +191,10 @@ TEST_CASE("ceil_mode drops a last window that would start in the end padding, as
     add_ints_attribute(pool, "pads", {0, 1, 0, 1});
     add_int_attribute(pool, "ceil_mode", 1);
     f.g()->add_output()->set_name("y");
-    lw::Network net;
-    lw::Status s = lw::import_onnx(f.save("ceil.onnx"), &net);
-    REQUIRE_MESSAGE(s.is_ok(), s.message());
-    CHECK(net.output_shape() == lw::Shape{1, 3, 6, 3});
-    lw::Tensor x = lw::Tensor::create(net.input_shape());
-    for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = float((i * 7) % 13) - 6;
-    std::vector<lw::Tensor> out;
-    REQUIRE(lw::reference_forward(net, x, &out).is_ok());
+    const Ran r = import_and_run(f, "ceil.onnx", lw::Shape{1, 3, 6, 3});
     for (int64_t row = 0; row < 3 * 6; ++row) {
-      const float* in = x.f32() + row * 5;
-      const float* y = out.back().f32() + row * 3;
+      const float* in = r.x.f32() + row * 5;
+      const float* y = r.y.f32() + row * 3;
       CHECK(y[0] == in[0]);  // the window over the start padding and x0
       CHECK(y[1] == std::max(in[1], in[2]));
       CHECK(y[2] == std::max(in[3], in[4]));
@@ -205,14 +215,8 @@ TEST_CASE("a zero Pad in front of an AveragePool is counted in the average, as P
     return f;
   };
   Model avg = model("AveragePool", 0);
-  lw::Network net;
-  lw::Status s = lw::import_onnx(avg.save("avg.onnx"), &net);
-  REQUIRE_MESSAGE(s.is_ok(), s.message());
-  REQUIRE(net.output_shape() == lw::Shape{1, 3, 6, 5});
-  lw::Tensor x = lw::Tensor::create(net.input_shape());
-  for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = float((i * 5) % 17) - 8;
-  std::vector<lw::Tensor> out;
-  REQUIRE(lw::reference_forward(net, x, &out).is_ok());
+  const Ran r = import_and_run(avg, "avg.onnx", lw::Shape{1, 3, 6, 5});
+  const lw::Tensor& x = r.x;
   int checked = 0;
   for (int ch = 0; ch < 3; ++ch)
     for (int i = 0; i < 6; ++i)
@@ -221,7 +225,7 @@ TEST_CASE("a zero Pad in front of an AveragePool is counted in the average, as P
         for (int di = -1; di <= 1; ++di)
           for (int dj = -1; dj <= 1; ++dj)
             if (i + di >= 0 && i + di < 6 && j + dj >= 0 && j + dj < 5) sum += x.f32()[(ch * 6 + i + di) * 5 + j + dj];
-        CHECK(out.back().f32()[(ch * 6 + i) * 5 + j] == doctest::Approx(sum / 9).epsilon(1e-6));
+        CHECK(r.y.f32()[(ch * 6 + i) * 5 + j] == doctest::Approx(sum / 9).epsilon(1e-6));
         ++checked;
       }
   CHECK(checked == 90);
