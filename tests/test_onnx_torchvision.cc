@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 
+#include "libs/core/cpu.h"
 #include "libs/data/npy.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/backends.h"
@@ -209,7 +210,7 @@ std::string save_model(const onnx::ModelProto& m, const std::string& path) {
 }  // namespace
 
 TEST_CASE("float16 models import as the float network with the weights rounded through float16") {
-  if (!__builtin_cpu_supports("f16c")) {
+  if (!lw::cpu_has("f16c")) {
     MESSAGE("no F16C here: the independent float16 conversion is missing, skipped");
     return;
   }
