@@ -1,8 +1,9 @@
-// Rewrites an ONNX model exported at opset <= 17 into the forms newer exporters write (opset 18
-// on): ReduceMean's axes as an input, Pad with an axes input, Conv padding as an explicit Pad in
-// front of the Conv (as TensorFlow's exporter writes SAME padding) and AveragePool's dilations
-// (opset 19). Debian's PyTorch exports up to opset 17 only, so this is how the importer's newer
-// opsets meet real architectures in the tests (Split's num_outputs: test_onnx_cli).
+// Rewrites an ONNX model exported at opset 7 to 17 into the forms newer exporters write (opset 18
+// on): attributes that became inputs as inputs (ReduceMean's axes among them), Pad with an axes
+// input, Conv padding as an explicit Pad in front of the Conv (as TensorFlow's exporter writes
+// SAME padding) and AveragePool's dilations (opset 19). Debian's PyTorch exports up to opset 17
+// only, so this is how the importer's newer opsets meet real architectures in the tests (Split's
+// num_outputs: test_onnx_opsets).
 #pragma once
 #include <onnx/onnx_pb.h>
 
@@ -92,6 +93,45 @@ inline void pads_with_axes(onnx::GraphProto* g, onnx::NodeProto* pad, const std:
   pad->set_input(3, prefix + "_axes");
 }
 
+inline std::vector<int64_t> ints_attribute(onnx::NodeProto* n, const std::string& name) {
+  onnx::AttributeProto* a = find_attribute(n, name);
+  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
+}
+
+// Attributes that became inputs (Unsqueeze / Squeeze / ReduceMean axes, Slice's starts, ends
+// and axes, Clip's bounds, Pad's pads) move to initializers; BatchNormalization loses `spatial`.
+inline void attributes_to_inputs(onnx::GraphProto* g, onnx::NodeProto* n, const std::string& id) {
+  const std::string& op = n->op_type();
+  auto move_ints = [&](const std::string& name, int slot) {
+    if (!find_attribute(n, name)) return;
+    *g->add_initializer() = int64_tensor(id + "_" + name, ints_attribute(n, name));
+    remove_attribute(n, name);
+    while (n->input_size() <= slot) n->add_input("");
+    n->set_input(slot, id + "_" + name);
+  };
+  if (op == "Unsqueeze" || op == "Squeeze" || op == "ReduceMean") move_ints("axes", 1);
+  if (op == "Slice") move_ints("starts", 1), move_ints("ends", 2), move_ints("axes", 3);
+  if (op == "Pad") {
+    move_ints("pads", 1);
+    if (find_attribute(n, "value") && find_attribute(n, "value")->f() == 0) remove_attribute(n, "value");
+  }
+  if (op == "BatchNormalization") remove_attribute(n, "spatial");
+  if (op == "Clip")
+    for (const char* bound : {"min", "max"}) {
+      onnx::AttributeProto* a = find_attribute(n, bound);
+      if (!a) continue;
+      onnx::TensorProto t;
+      t.set_name(id + "_" + bound);
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_float_data(a->f());
+      *g->add_initializer() = t;
+      const int slot = bound[1] == 'i' ? 1 : 2;
+      remove_attribute(n, bound);
+      while (n->input_size() <= slot) n->add_input("");
+      n->set_input(slot, t.name());
+    }
+}
+
 inline void to_newer_opset(onnx::ModelProto* m, int opset) {
   for (auto& o : *m->mutable_opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(opset);
@@ -101,12 +141,8 @@ inline void to_newer_opset(onnx::ModelProto* m, int opset) {
   int fresh = 0;
   for (onnx::NodeProto& n : nodes) {
     const std::string id = "newer" + std::to_string(fresh++);
-    if (n.op_type() == "ReduceMean" && find_attribute(&n, "axes")) {
-      std::vector<int64_t> axes(find_attribute(&n, "axes")->ints().begin(), find_attribute(&n, "axes")->ints().end());
-      remove_attribute(&n, "axes");
-      *g->add_initializer() = int64_tensor(id + "_axes", axes);
-      n.add_input(id + "_axes");
-    } else if (n.op_type() == "Pad" && n.input_size() >= 2 && !n.input(1).empty()) {
+    attributes_to_inputs(g, &n, id);
+    if (n.op_type() == "Pad" && n.input_size() >= 2 && !n.input(1).empty()) {
       pads_with_axes(g, &n, find_int64(*g, n.input(1)), id);
     } else if (n.op_type() == "Conv" && !find_attribute(&n, "auto_pad") && find_attribute(&n, "pads")) {
       onnx::AttributeProto* p = find_attribute(&n, "pads");

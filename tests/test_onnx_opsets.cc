@@ -77,6 +77,22 @@ Model older_form(int channels, const std::vector<int64_t>& split) {
   return f;
 }
 
+// The same network as opsets 7 to 10 write it: Pad's pads and Split's sizes as attributes.
+Model oldest_form(int opset) {
+  Model f(opset);
+  f.conv_weights(7);
+  auto* pad = f.node("Pad", {"x"}, {"p"});
+  add_ints_attribute(pad, "pads", {0, 0, 1, 0, 0, 0, 0, 2});
+  f.node("Conv", {"p", "w"}, {"c"});
+  auto* split = f.node("Split", {"c"}, {"s0", "s1", "s2"});
+  add_int_attribute(split, "axis", 1);
+  add_ints_attribute(split, "split", {3, 3, 1});
+  add_int_attribute(f.node("Concat", {"s2", "s0", "s1"}, {"cat"}), "axis", 1);
+  add_ints_attribute(f.node("ReduceMean", {"cat"}, {"y"}), "axes", {2, 3});
+  f.g()->add_output()->set_name("y");
+  return f;
+}
+
 // The same network as opset 18 on writes it: Pad over axes [-1, 2], Split by num_outputs, an
 // identity ReduceMean (no axes, noop_with_empty_axes), the axes of the last one as an input;
 // from opset 19 on a Cast to float with `saturate` before it.
@@ -129,7 +145,7 @@ std::string import_message(Model& f, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("the forms of opsets 18 to 27 import to the same network as the older forms") {
+TEST_CASE("the forms of opsets 7 to 10 and 18 to 27 import to the same network as opset 13's") {
   lw::Network older, newer;
   REQUIRE(lw::import_onnx(older_form(7, {3, 3, 1}).save("older.onnx"), &older).is_ok());
   for (int opset : {18, 19, 27}) {
@@ -143,6 +159,19 @@ TEST_CASE("the forms of opsets 18 to 27 import to the same network as the older 
     REQUIRE(lw::weights_to_bytes(newer, &b).is_ok());
     CHECK(a == b);
   }
+  for (int opset : {7, 10}) {
+    CAPTURE(opset);
+    lw::Status s = lw::import_onnx(oldest_form(opset).save("oldest.onnx"), &newer);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    newer.name = older.name;
+    CHECK(lw::network_to_json(newer, "w.bin") == lw::network_to_json(older, "w.bin"));
+  }
+  Model valued = oldest_form(10);
+  auto* value = valued.g()->mutable_node(0)->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::FLOAT);
+  value->set_f(1);
+  CHECK(import_message(valued, "valued.onnx").find("(Pad, opset 10): padding with a value other than 0") != std::string::npos);
   // num_outputs with channels that do not split evenly: the last part is smaller (8 -> 3, 3, 2).
   REQUIRE(lw::import_onnx(older_form(8, {3, 3, 2}).save("older8.onnx"), &older).is_ok());
   REQUIRE(lw::import_onnx(newer_form(18, 8, 3).save("newer8.onnx"), &newer).is_ok());
@@ -152,7 +181,7 @@ TEST_CASE("the forms of opsets 18 to 27 import to the same network as the older 
 
 TEST_CASE("what the newer forms can get wrong is refused with the node, its op and the opset") {
   Model opset28 = newer_form(28, 7, 3), outs = newer_form(18, 7, 2);
-  CHECK(import_message(opset28, "opset28.onnx").find("opset 28 (supported: 11 to 27)") != std::string::npos);
+  CHECK(import_message(opset28, "opset28.onnx").find("opset 28 (supported: 7 to 27)") != std::string::npos);
   CHECK(import_message(outs, "outs.onnx").find("(Split, opset 18): num_outputs 2 but 3 outputs") !=
         std::string::npos);
   Model both = newer_form(18, 7, 3);

@@ -97,8 +97,9 @@ void check_model(const std::string& name, std::string onnx_path = "") {
 }
 
 // Those scripts/export_torchvision.py exports by default.
-const char* const kModels[] = {"resnet18",        "mobilenet_v3_small", "densenet121", "shufflenet_v2_x1_0",
-                               "efficientnet_b0", "mnasnet1_0",         "inception_v3"};
+const char* const kModels[] = {"resnet18",    "mobilenet_v2",       "shufflenet_v2_x1_0", "inception_v3",
+                               "mnasnet1_0",  "squeezenet1_1",      "densenet121",        "mobilenet_v3_small",
+                               "regnet_y_400mf", "efficientnet_b0"};
 
 }  // namespace
 

@@ -15,8 +15,9 @@ namespace lw {
 namespace onnx_import {
 namespace {
 
-// 18 to 27: every version of the operators below checked against ONNX 1.22's Changelog (README).
-constexpr int kMinOpset = 11, kMaxOpset = 27;
+// 7 to 10 and 18 to 27: every version of the operators the converters read checked against ONNX
+// 1.22's Changelog (README).
+constexpr int kMinOpset = 7, kMaxOpset = 27;
 
 std::string dir_of(const std::string& path) {
   auto slash = path.find_last_of('/');

@@ -29,11 +29,17 @@ Status hardsigmoid(Ctx& c) {
   return activation_layer(c, LayerKind::kHardSigmoid);
 }
 
+// The bounds are inputs from opset 11 on, attributes before.
 Status clip(Ctx& c) {
   double lo = -std::numeric_limits<double>::infinity(), hi = -lo;
   const Value* b;
+  if (c.has_attr("min")) lo = c.attr_f("min", 0);
+  if (c.has_attr("max")) hi = c.attr_f("max", 0);
   if (c.has_input(1)) { LW_RETURN_IF_ERROR(c.constant(1, &b)); lo = b->v.at(0); }
   if (c.has_input(2)) { LW_RETURN_IF_ERROR(c.constant(2, &b)); hi = b->v.at(0); }
+  // Opset 6's defaults are the float range: as unbounded.
+  if (lo <= std::numeric_limits<float>::lowest()) lo = -std::numeric_limits<double>::infinity();
+  if (hi >= std::numeric_limits<float>::max()) hi = std::numeric_limits<double>::infinity();
   if (lo == 0 && hi == 6) return activation_layer(c, LayerKind::kRelu6);
   if (lo == 0 && std::isinf(hi)) return activation_layer(c, LayerKind::kRelu);
   return c.fail("Clip to [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (only [0, 6] and [0, inf))");
@@ -180,11 +186,11 @@ void add_eltwise_ops(std::map<std::string, OpInfo>* ops) {
   (*ops)["Sigmoid"] = {sigmoid, {}};
   (*ops)["HardSwish"] = {hardswish, {}};
   (*ops)["HardSigmoid"] = {hardsigmoid, {"alpha", "beta"}};
-  (*ops)["Clip"] = {clip, {}};
+  (*ops)["Clip"] = {clip, {"min", "max"}};  // attributes before opset 11
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) (*ops)[op] = {binary, {}};
   (*ops)["Concat"] = {concat, {"axis"}};
   (*ops)["Identity"] = {identity, {}};
-  (*ops)["Dropout"] = {identity, {"seed"}};
+  (*ops)["Dropout"] = {identity, {"seed", "ratio"}};  // ratio: an attribute before opset 12
 }
 
 }  // namespace lw::onnx_import

@@ -175,6 +175,7 @@ Status batch_norm(Ctx& c) {
   const Value* x;
   LW_RETURN_IF_ERROR(c.runtime(0, &x));
   if (c.attr_i("training_mode", 0)) return c.fail("training_mode=1");
+  if (c.attr_i("spatial", 1) != 1) return c.fail("spatial=0 (statistics per position, opsets 7 and 8)");
   for (int k = 1; k < c.node->output_size(); ++k)
     if (!c.node->output(k).empty()) return c.fail("running-statistics outputs (training mode)");
   Layer l;
@@ -272,7 +273,7 @@ void add_nn_ops(std::map<std::string, OpInfo>* ops) {
   (*ops)["GlobalAveragePool"] = {global_pool, {}};
   (*ops)["GlobalMaxPool"] = {global_pool, {}};
   (*ops)["ReduceMean"] = {reduce_mean, {"axes", "keepdims", "noop_with_empty_axes"}};
-  (*ops)["BatchNormalization"] = {batch_norm, {"epsilon", "momentum", "training_mode"}};
+  (*ops)["BatchNormalization"] = {batch_norm, {"epsilon", "momentum", "training_mode", "spatial"}};
   (*ops)["Gemm"] = {matrix, {"alpha", "beta", "transA", "transB"}};
   (*ops)["MatMul"] = {matrix, {}};
   (*ops)["Softmax"] = {softmax, {"axis"}};

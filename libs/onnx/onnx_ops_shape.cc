@@ -252,10 +252,14 @@ Status slice(Ctx& c) {
   const Value* x;
   std::vector<int64_t> starts, ends, axes, steps;
   LW_RETURN_IF_ERROR(c.input(0, &x));
-  LW_RETURN_IF_ERROR(c.ints(1, &starts));
-  LW_RETURN_IF_ERROR(c.ints(2, &ends));
-  if (c.has_input(3)) LW_RETURN_IF_ERROR(c.ints(3, &axes));
-  if (c.has_input(4)) LW_RETURN_IF_ERROR(c.ints(4, &steps));
+  if (c.opset < 10) {  // attributes before opset 10
+    starts = c.attr_ints("starts"), ends = c.attr_ints("ends"), axes = c.attr_ints("axes");
+  } else {
+    LW_RETURN_IF_ERROR(c.ints(1, &starts));
+    LW_RETURN_IF_ERROR(c.ints(2, &ends));
+    if (c.has_input(3)) LW_RETURN_IF_ERROR(c.ints(3, &axes));
+    if (c.has_input(4)) LW_RETURN_IF_ERROR(c.ints(4, &steps));
+  }
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
@@ -342,12 +346,17 @@ Status pad(Ctx& c) {
   const Value* x;
   std::vector<int64_t> p;
   LW_RETURN_IF_ERROR(c.input(0, &x));
-  LW_RETURN_IF_ERROR(c.ints(1, &p));
   if (c.attr_s("mode", "constant") != "constant") return c.fail("pad mode '" + c.attr_s("mode", "") + "'");
-  const Value* cv;
-  if (c.has_input(2)) {
-    LW_RETURN_IF_ERROR(c.constant(2, &cv));
-    if (!cv->v.empty() && cv->v[0] != 0) return c.fail("padding with a value other than 0");
+  if (c.opset < 11) {  // pads and value: attributes before opset 11
+    p = c.attr_ints("pads");
+    if (c.attr_f("value", 0) != 0) return c.fail("padding with a value other than 0");
+  } else {
+    LW_RETURN_IF_ERROR(c.ints(1, &p));
+    const Value* cv;
+    if (c.has_input(2)) {
+      LW_RETURN_IF_ERROR(c.constant(2, &cv));
+      if (!cv->v.empty() && cv->v[0] != 0) return c.fail("padding with a value other than 0");
+    }
   }
   const size_t r = x->dims.size();
   if (c.has_input(3)) LW_RETURN_IF_ERROR(pads_over_axes(c, r, &p));
@@ -380,9 +389,9 @@ void add_shape_ops(std::map<std::string, OpInfo>* ops) {
   (*ops)["Cast"] = {cast, {"to", "saturate", "round_mode"}};  // the last two: float8 / float4 only
   (*ops)["Reshape"] = {reshape, {"allowzero"}};
   (*ops)["Transpose"] = {transpose, {"perm"}};
-  (*ops)["Slice"] = {slice, {}};
+  (*ops)["Slice"] = {slice, {"starts", "ends", "axes"}};  // attributes before opset 10
   (*ops)["Split"] = {split, {"axis", "split", "num_outputs"}};
-  (*ops)["Pad"] = {pad, {"mode"}};
+  (*ops)["Pad"] = {pad, {"mode", "pads", "value"}};  // pads, value: attributes before opset 11
 }
 
 }  // namespace lw::onnx_import
