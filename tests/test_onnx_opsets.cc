@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,17 @@ TEST_CASE("the forms of opsets 7 to 10 and 18 to 27 import to the same network a
   value->set_type(onnx::AttributeProto::FLOAT);
   value->set_f(1);
   CHECK(import_message(valued, "valued.onnx").find("(Pad, opset 10): padding with a value other than 0") != std::string::npos);
+  // Integers a file can hold but no model has: refused before any arithmetic on them.
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  Model huge_pads = oldest_form(10), huge_split = oldest_form(10), huge_conv_pads = oldest_form(10);
+  huge_pads.g()->mutable_node(0)->mutable_attribute(0)->set_ints(3, huge);
+  CHECK(import_message(huge_pads, "huge_pads.onnx").find("(Pad, opset 10): pads beyond 2^30") != std::string::npos);
+  huge_split.g()->mutable_node(2)->mutable_attribute(1)->set_ints(0, huge);
+  CHECK(import_message(huge_split, "huge_split.onnx").find("(Split, opset 10): split size 9223372036854775807 out of range") !=
+        std::string::npos);
+  add_ints_attribute(huge_conv_pads.g()->mutable_node(1), "pads", {0, int64_t(1) << 40, 0, 0});
+  CHECK(import_message(huge_conv_pads, "huge_conv_pads.onnx").find("(Conv, opset 10): kernel_shape, strides, dilations or pads beyond 2^30") !=
+        std::string::npos);
   // num_outputs with channels that do not split evenly: the last part is smaller (8 -> 3, 3, 2).
   REQUIRE(lw::import_onnx(older_form(8, {3, 3, 2}).save("older8.onnx"), &older).is_ok());
   REQUIRE(lw::import_onnx(newer_form(18, 8, 3).save("newer8.onnx"), &newer).is_ok());

@@ -187,6 +187,11 @@ Status Ctx::constant(int k, const Value** out) const {
   return Status::ok();
 }
 
+std::vector<int64_t> clamped(std::vector<int64_t> v) {
+  for (int64_t& e : v) e = std::clamp<int64_t>(e, -4600000000000000000LL, 4600000000000000000LL);
+  return v;
+}
+
 Status Ctx::ints(int k, std::vector<int64_t>* out) const {
   const Value* v;
   LW_RETURN_IF_ERROR(constant(k, &v));

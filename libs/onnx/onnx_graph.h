@@ -84,6 +84,10 @@ void add_nn_ops(std::map<std::string, OpInfo>* ops);
 void add_eltwise_ops(std::map<std::string, OpInfo>* ops);
 void add_shape_ops(std::map<std::string, OpInfo>* ops);
 
+/// Integers clamped to +-4.6e18, so that a file's INT64_MAX ("to the end") or INT64_MIN cannot
+/// overflow the index arithmetic after it (attributes; Ctx::ints clamps constants the same way).
+std::vector<int64_t> clamped(std::vector<int64_t> v);
+
 /// A constant with these dims and values.
 Value make_const(std::vector<int64_t> dims, std::vector<double> v, bool is_int);
 /// Normalises a possibly negative axis for `rank`; -1 when out of range.

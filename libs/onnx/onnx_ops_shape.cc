@@ -253,7 +253,7 @@ Status slice(Ctx& c) {
   std::vector<int64_t> starts, ends, axes, steps;
   LW_RETURN_IF_ERROR(c.input(0, &x));
   if (c.opset < 10) {  // attributes before opset 10
-    starts = c.attr_ints("starts"), ends = c.attr_ints("ends"), axes = c.attr_ints("axes");
+    starts = clamped(c.attr_ints("starts")), ends = clamped(c.attr_ints("ends")), axes = c.attr_ints("axes");
   } else {
     LW_RETURN_IF_ERROR(c.ints(1, &starts));
     LW_RETURN_IF_ERROR(c.ints(2, &ends));
@@ -313,6 +313,8 @@ Status split(Ctx& c) {
     if (channels % outs) return c.fail("channels do not split evenly");
     sizes.assign(size_t(outs), channels / outs);
   }
+  for (int64_t size : sizes)  // bounded before they are summed
+    if (size < 0 || size > channels) return c.bad("split size " + std::to_string(size) + " out of range");
   if (int(sizes.size()) != outs || std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != channels)
     return c.bad("split sizes do not add up to the channels");
   int64_t begin = 0;
@@ -348,7 +350,7 @@ Status pad(Ctx& c) {
   LW_RETURN_IF_ERROR(c.input(0, &x));
   if (c.attr_s("mode", "constant") != "constant") return c.fail("pad mode '" + c.attr_s("mode", "") + "'");
   if (c.opset < 11) {  // pads and value: attributes before opset 11
-    p = c.attr_ints("pads");
+    p = clamped(c.attr_ints("pads"));
     if (c.attr_f("value", 0) != 0) return c.fail("padding with a value other than 0");
   } else {
     LW_RETURN_IF_ERROR(c.ints(1, &p));
@@ -369,6 +371,7 @@ Status pad(Ctx& c) {
     return c.fail("padding other than zeros around H and W of a computed tensor");
   for (int64_t v : p)
     if (v < 0) return c.fail("negative pads");
+    else if (v > (int64_t(1) << 30)) return c.bad("pads beyond 2^30");
   Value v = *x;
   const int64_t top = r == 4 ? p[2] : 0, bottom = r == 4 ? p[r + 2] : 0;
   v.pad[0] += int(top), v.pad[1] += int(p[r - 1]), v.pad[2] += int(bottom), v.pad[3] += int(p[2 * r - 1]);
