@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/scratch_dir.h"
+
 #ifndef LAYERWISE_BIN
 #error "tests/cli_fixtures.h needs LAYERWISE_BIN (target_compile_definitions in tests/CMakeLists.txt)"
 #endif
@@ -25,14 +27,6 @@ struct CliResult {
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-/// This test process's scratch folder, <temp>/<tag>_<pid> (created here): parallel ctest
-/// runs of the same binary never share files.
-inline std::filesystem::path scratch_dir(const std::string& tag) {
-  std::filesystem::path d = std::filesystem::temp_directory_path() / (tag + "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d;
 }
 
 /// `env layerwise args` ("VAR=x" words in `env`); stdout and stderr pass through files in `dir`.

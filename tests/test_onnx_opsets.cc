@@ -4,11 +4,9 @@
 // test_onnx_torchvision); what these forms can get wrong is refused in one line.
 #include <doctest/doctest.h>
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -18,6 +16,7 @@
 #include "libs/onnx/onnx_import.h"
 #include "libs/ref/reference.h"
 #include "tests/onnx_newer_opsets.h"
+#include "tests/scratch_dir.h"
 
 using namespace lw::testing;
 
@@ -54,9 +53,7 @@ struct Model {
     for (int i = 0; i < out_channels * 27; ++i) w->add_float_data(0.02f * float(i % 11) - 0.1f);
   }
   std::string save(const std::string& name) const {
-    const auto dir = std::filesystem::temp_directory_path() / ("lw_onnx_opsets_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const std::string p = (dir / name).string();
+    const std::string p = (scratch_dir("lw_onnx_opsets") / name).string();
     std::ofstream(p, std::ios::binary) << m.SerializeAsString();
     return p;
   }
@@ -276,10 +273,8 @@ TEST_CASE("a zero Pad in front of an AveragePool is counted in the average, as P
 }
 
 TEST_CASE("float16 and bfloat16 tensors widen exactly; constants cast to them round to nearest even") {
-  const auto dir = std::filesystem::temp_directory_path() / ("lw_onnx_opsets_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
   auto read = [&](const onnx::TensorProto& t) {
-    const std::string p = (dir / (t.name() + ".pb")).string();
+    const std::string p = (scratch_dir("lw_onnx_opsets") / (t.name() + ".pb")).string();
     std::ofstream(p, std::ios::binary) << t.SerializeAsString();
     lw::OnnxTensor out;
     lw::Status s = lw::read_onnx_tensor(p, &out);

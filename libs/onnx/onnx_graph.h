@@ -84,6 +84,10 @@ void add_nn_ops(std::map<std::string, OpInfo>* ops);
 void add_eltwise_ops(std::map<std::string, OpInfo>* ops);
 void add_shape_ops(std::map<std::string, OpInfo>* ops);
 
+/// The largest tensor dimension the importer takes, and the bound of the window attributes
+/// and pads read against it, so that the extents computed from them cannot overflow.
+constexpr int64_t kMaxExtent = int64_t(1) << 30;
+
 /// Integers clamped to +-4.6e18, so that a file's INT64_MAX ("to the end") or INT64_MIN cannot
 /// overflow the index arithmetic after it (attributes; Ctx::ints clamps constants the same way).
 std::vector<int64_t> clamped(std::vector<int64_t> v);

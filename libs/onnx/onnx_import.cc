@@ -186,7 +186,7 @@ bool is_onnx_path(const std::string& path) {
 
 Status onnx_dims_to_shape(const std::vector<int64_t>& dims, Shape* out) {
   for (int64_t d : dims)
-    if (d < 1 || d > (1 << 30)) return unsupported("dimension " + std::to_string(d) + " out of range");
+    if (d < 1 || d > onnx_import::kMaxExtent) return unsupported("dimension " + std::to_string(d) + " out of range");
   switch (dims.size()) {
     case 2: *out = Shape{int(dims[0]), int(dims[1]), 1, 1}; return Status::ok();
     case 3: *out = Shape{int(dims[0]), int(dims[1]), 1, int(dims[2])}; return Status::ok();

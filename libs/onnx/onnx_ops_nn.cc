@@ -35,11 +35,9 @@ Status window(Ctx& c, const Value& x, std::vector<int64_t> kernel, Window* w, st
   for (size_t i = 0; i < sp; ++i)  // found by fuzzing: a zero stride divided by zero
     if (kernel[i] < 1 || strides[i] < 1 || dil[i] < 1 || pads[i] < 0 || pads[sp + i] < 0)
       return c.bad("kernel_shape, strides and dilations must be positive and pads not negative");
-  // Bounded like tensor dimensions, so that the extents below cannot overflow.
-  constexpr int64_t kMaxWindow = int64_t(1) << 30;
-  for (size_t i = 0; i < sp; ++i)
-    if (kernel[i] > kMaxWindow || strides[i] > kMaxWindow || dil[i] > kMaxWindow || pads[i] > kMaxWindow ||
-        pads[sp + i] > kMaxWindow)
+  for (size_t i = 0; i < sp; ++i)  // bounded like tensor dimensions
+    if (kernel[i] > kMaxExtent || strides[i] > kMaxExtent || dil[i] > kMaxExtent || pads[i] > kMaxExtent ||
+        pads[sp + i] > kMaxExtent)
       return c.bad("kernel_shape, strides, dilations or pads beyond 2^30");
   const std::string auto_pad = c.attr_s("auto_pad", "NOTSET");
   const bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;

@@ -371,7 +371,7 @@ Status pad(Ctx& c) {
     return c.fail("padding other than zeros around H and W of a computed tensor");
   for (int64_t v : p)
     if (v < 0) return c.fail("negative pads");
-    else if (v > (int64_t(1) << 30)) return c.bad("pads beyond 2^30");
+    else if (v > kMaxExtent) return c.bad("pads beyond 2^30");
   Value v = *x;
   const int64_t top = r == 4 ? p[2] : 0, bottom = r == 4 ? p[r + 2] : 0;
   v.pad[0] += int(top), v.pad[1] += int(p[r - 1]), v.pad[2] += int(bottom), v.pad[3] += int(p[2 * r - 1]);
