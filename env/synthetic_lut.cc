@@ -153,7 +153,8 @@ struct Gen {
     for (int p : l.inputs) in_elems += net.layers[p].out.elements();
     const double macs = double(layer_macs(net, i));
     const bool fc = l.kind == LayerKind::kFullyConnected;
-    const bool float_only = l.kind == LayerKind::kSoftmax || l.kind == LayerKind::kSigmoid;
+    const bool float_only = l.kind == LayerKind::kSoftmax || l.kind == LayerKind::kSigmoid ||
+                            l.kind == LayerKind::kGelu || l.kind == LayerKind::kLayerNorm;
     for (Layout lay : {Layout::kNCHW, Layout::kNHWC})
       for (DType d : {DType::kF32, DType::kI8})
         for (int t = 1; t <= 2; ++t) {
@@ -277,7 +278,7 @@ Status synthetic_zoo_lut(const std::string& model, const SyntheticLutOptions& op
   Network net;
   LW_RETURN_IF_ERROR(build_zoo_model(model, options.zoo, &net));
   // Static fusion changes only the topology we need here, so fold BatchNorm structurally
-  // (fold_batch_norm needs weights, which a synthetic LUT never uses).
+  // (fold_affine needs weights, which a synthetic LUT never uses).
   Network folded;
   folded.name = net.name;
   std::vector<int> map(net.layers.size());

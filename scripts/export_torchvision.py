@@ -12,7 +12,8 @@ MODEL.output.npy (PyTorch's eval-mode output). With --eval N also a labelled eva
 the format the accuracy filter takes: MODEL.eval_inputs.npy (N x 3 x S x S f32),
 MODEL.eval_labels.npy (N int64: PyTorch's own top-1, so top-1 measures agreement with PyTorch)
 and MODEL.calibration_inputs.npy (N other samples for int8 calibration). Weights are torchvision's random init under
-torch.manual_seed(0); BatchNorm running statistics are randomised too, so folding them is
+torch.manual_seed(0); BatchNorm running statistics, LayerNorm parameters and layer scales are
+randomised too, so folding them is
 actually tested (fresh ones are mean 0, var 1).
 """
 import argparse
@@ -23,9 +24,10 @@ import numpy as np
 import torch
 import torchvision
 
-# Model -> opset: one model per opset from 7 to 17 but 16 (where only Identity changed, in types),
-# all this PyTorch writes; tests/onnx_newer_opsets.h rewrites the exports into the forms
-# of 18 and 27.
+# Model -> opset: one model per opset from 7 to 17, all this PyTorch writes; tests/onnx_newer_opsets.h
+# rewrites the exports into the forms of 18 and 27. ConvNeXt at 16 spells out its LayerNorm and
+# GELU in elementary nodes (LayerNormalization is an op from 17, Gelu from 20), which the
+# rewrite then turns into those ops.
 DEFAULT_MODELS = {
     "resnet18": 7,
     "mobilenet_v2": 8,
@@ -36,11 +38,15 @@ DEFAULT_MODELS = {
     "densenet121": 13,
     "mobilenet_v3_small": 14,
     "regnet_y_400mf": 15,
+    "convnext_tiny": 16,
     "efficientnet_b0": 17,
 }
 
 
-def randomise_batch_norm(model, gen):
+def randomise_normalisation(model, gen):
+    """Fresh BatchNorm statistics, LayerNorm parameters and ConvNeXt layer scales are identities
+    (its layer scale even 1e-6, which would hide every block): randomised, so that folding them
+    is tested."""
     for m in model.modules():
         if isinstance(m, torch.nn.BatchNorm2d):
             c = m.num_features
@@ -48,6 +54,12 @@ def randomise_batch_norm(model, gen):
             m.running_var.copy_(torch.rand(c, generator=gen) * 0.4 + 0.8)
             m.weight.data.copy_(torch.rand(c, generator=gen) * 0.4 + 0.8)
             m.bias.data.copy_(torch.rand(c, generator=gen) * 0.2 - 0.1)
+        elif isinstance(m, torch.nn.LayerNorm):
+            shape = m.weight.shape
+            m.weight.data.copy_(torch.rand(shape, generator=gen) * 0.4 + 0.8)
+            m.bias.data.copy_(torch.rand(shape, generator=gen) * 0.2 - 0.1)
+        if isinstance(getattr(m, "layer_scale", None), torch.nn.Parameter):
+            m.layer_scale.data.copy_(torch.rand(m.layer_scale.shape, generator=gen) * 0.4 + 0.1)
 
 
 def export(name, opset, size, out_dir, n_eval=0):
@@ -55,7 +67,7 @@ def export(name, opset, size, out_dir, n_eval=0):
     model = getattr(torchvision.models, name)(weights=None)
     gen = torch.Generator().manual_seed(1)
     with torch.no_grad():
-        randomise_batch_norm(model, gen)
+        randomise_normalisation(model, gen)
     model.eval()
     x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(0))
     with torch.no_grad():

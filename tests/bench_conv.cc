@@ -34,7 +34,7 @@ std::vector<ConvCase> conv_cases() {
     Network raw, net;
     if (!build_zoo_model(name, ZooOptions{}, &raw).is_ok()) continue;
     init_random_weights(raw, 1);
-    if (!fold_batch_norm(raw, &net).is_ok()) continue;
+    if (!fold_affine(raw, &net).is_ok()) continue;
     std::set<std::string> seen;  // one case per distinct shape
     for (size_t i = 1; i < net.layers.size(); ++i) {
       const Layer& l = net.layers[i];

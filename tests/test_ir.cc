@@ -84,7 +84,7 @@ TEST_CASE("BatchNorm folding preserves the function") {
   Network net = b.finish();
   init_random_weights(net, 7);
   Network folded;
-  REQUIRE(fold_batch_norm(net, &folded).is_ok());
+  REQUIRE(fold_affine(net, &folded).is_ok());
   CHECK(folded.layers.size() == net.layers.size() - 2);
   Tensor in = Tensor::create(net.input_shape());
   for (int64_t i = 0; i < in.shape().elements(); ++i) in.f32()[i] = std::sin(0.37f * i);
@@ -102,6 +102,19 @@ TEST_CASE("BatchNorm folding preserves the function") {
   CHECK(diff / scale <= 1e-5f);
 }
 
+namespace {
+// `folded` computes what `net` does, within float rounding, on the input cos(phase * i).
+void check_same_function(const Network& net, const Network& folded, float phase) {
+  Tensor in = Tensor::create(net.input_shape());
+  for (int64_t i = 0; i < in.shape().elements(); ++i) in.f32()[i] = std::cos(phase * float(i));
+  std::vector<Tensor> ya, yf;
+  REQUIRE(reference_forward(net, in, &ya).is_ok());
+  REQUIRE(reference_forward(folded, in, &yf).is_ok());
+  for (int64_t i = 0; i < ya.back().shape().elements(); ++i)
+    CHECK(std::abs(ya.back().f32()[i] - yf.back().f32()[i]) <= 1e-5f * (1 + std::abs(ya.back().f32()[i])));
+}
+}  // namespace
+
 TEST_CASE("a BatchNorm with no conv to fold into becomes an affine layer (DenseNet's pre-activation)") {
   NetBuilder b("t", Shape{1, 4, 5, 5});
   int c1 = b.conv(0, 3, 3, 1, 1, 1, true, "c1");
@@ -111,18 +124,57 @@ TEST_CASE("a BatchNorm with no conv to fold into becomes an affine layer (DenseN
   Network net = b.finish();
   init_random_weights(net, 5);
   Network folded;
-  REQUIRE(fold_batch_norm(net, &folded).is_ok());
+  REQUIRE(fold_affine(net, &folded).is_ok());
   const int a = folded.find("bn_after_concat");
   REQUIRE(a >= 0);
   CHECK(folded.layers[a].kind == LayerKind::kAffine);
   CHECK(layer_params(folded, a) == 2 * 5);
-  Tensor in = Tensor::create(net.input_shape());
-  for (int64_t i = 0; i < in.shape().elements(); ++i) in.f32()[i] = std::cos(0.21f * i);
-  std::vector<Tensor> ya, yf;
-  REQUIRE(reference_forward(net, in, &ya).is_ok());
-  REQUIRE(reference_forward(folded, in, &yf).is_ok());
-  for (int64_t i = 0; i < ya.back().shape().elements(); ++i)
-    CHECK(std::abs(ya.back().f32()[i] - yf.back().f32()[i]) <= 1e-5f * (1 + std::abs(ya.back().f32()[i])));
+  check_same_function(net, folded, 0.21f);
+}
+
+namespace {
+Layer layer_of(LayerKind k, std::vector<int> inputs, const std::string& name, int out_channels = 0) {
+  Layer l;
+  l.kind = k;
+  l.name = name;
+  l.inputs = std::move(inputs);
+  l.out_channels = out_channels;
+  if (k == LayerKind::kConv2d) l.window.kh = l.window.kw = 3, l.window.pad_top = l.window.pad_left = 1,
+                               l.window.pad_bottom = l.window.pad_right = 1;
+  return l;
+}
+}  // namespace
+
+TEST_CASE("affine layers fold into the conv, fully-connected or layer-norm that feeds only them (ConvNeXt)") {
+  Network net;
+  net.name = "t";
+  Layer in;
+  in.kind = LayerKind::kInput;
+  in.name = "x";
+  in.out = Shape{1, 4, 5, 6};
+  net.layers = {in,
+                layer_of(LayerKind::kConv2d, {0}, "c1", 6),
+                layer_of(LayerKind::kAffine, {1}, "bias_add"),      // 2: folds into c1
+                layer_of(LayerKind::kAffine, {2}, "layer_scale"),   // 3: folds into c1 as well
+                layer_of(LayerKind::kLayerNorm, {3}, "ln"),
+                layer_of(LayerKind::kAffine, {4}, "ln_scale"),      // 5: folds into ln
+                layer_of(LayerKind::kGelu, {5}, "gelu"),
+                layer_of(LayerKind::kConv2d, {6}, "c2", 6),
+                layer_of(LayerKind::kAffine, {7}, "two_readers"),   // 8: c2 feeds 9 too: stays
+                layer_of(LayerKind::kAdd, {8, 7}, "add"),
+                layer_of(LayerKind::kAffine, {9}, "after_add")};   // 10: no conv: stays
+  REQUIRE(infer_shapes(net).is_ok());
+  init_random_weights(net, 11);
+  Network folded;
+  REQUIRE(fold_affine(net, &folded).is_ok());
+  CHECK(folded.layers.size() == net.layers.size() - 3);
+  for (const char* gone : {"bias_add", "layer_scale", "ln_scale"}) CHECK(folded.find(gone) < 0);
+  for (const char* kept : {"two_readers", "after_add"}) {
+    REQUIRE(folded.find(kept) >= 0);
+    CHECK(folded.layers[folded.find(kept)].kind == LayerKind::kAffine);
+  }
+  CHECK(folded.layers[folded.find("c1")].has_bias);
+  check_same_function(net, folded, 0.43f);
 }
 
 TEST_CASE("channel shuffle and channel slice: shapes, errors and the reference") {

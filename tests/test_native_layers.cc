@@ -30,7 +30,7 @@ TEST_CASE("native layers match the reference") {
       CHECK(tested[e.desc.name()] >= 4);
       CHECK(reshaped[e.desc.name()] >= 4);
     }
-  CHECK(descriptors == 17 * 2 * 2 + 2 * 2);  // kinds x layouts x thread sets, and the int8 concat
+  CHECK(descriptors == 19 * 2 * 2 + 2 * 2);  // kinds x layouts x thread sets, and the int8 concat
 }
 
 TEST_CASE("native int8 concat: inputs in the output's quantisation copied, others requantised, exactly") {

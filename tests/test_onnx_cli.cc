@@ -112,16 +112,16 @@ TEST_CASE("a good ONNX model is described and inferred; malformed ones give one 
   op.mutable_graph()->mutable_node(1)->set_op_type("Celu");
   check_refused(save("unsupported_op.onnx", op), "node 'relu0' (Celu, opset 13): unsupported operator");
   // Every operator the importer does not read is named in the same line, with its count.
-  auto add_erf = [](onnx::ModelProto* m, const char* in, const char* out) {
+  auto add_selu = [](onnx::ModelProto* m, const char* in, const char* out) {
     auto* n = m->mutable_graph()->add_node();
-    n->set_op_type("Erf");
+    n->set_op_type("Selu");
     n->add_input(in);
     n->add_output(out);
   };
-  add_erf(&op, "y", "e1");
-  add_erf(&op, "e1", "e2");
+  add_selu(&op, "y", "e1");
+  add_selu(&op, "e1", "e2");
   check_refused(save("unsupported_ops.onnx", op),
-                "(Celu, opset 13): unsupported operator (operators in the model the importer does not read: Celu x1, Erf x2)");
+                "(Celu, opset 13): unsupported operator (operators in the model the importer does not read: Celu x1, Selu x2)");
 
   // Found by fuzzing: a node without outputs crashed the importer.
   onnx::ModelProto no_out = good;
@@ -145,9 +145,9 @@ TEST_CASE("a good ONNX model is described and inferred; malformed ones give one 
   st->set_type(onnx::AttributeProto::INTS);
   for (int64_t v : {0, 0}) st->add_ints(v);
   check_refused(save("stride0.onnx", stride0), "node 'conv0' (Conv, opset 13): kernel_shape, strides and dilations must be positive");
-  add_erf(&stride0, "y", "e1");  // an operator it does not read, after the refused Conv: named too
-  check_refused(save("stride0_erf.onnx", stride0),
-                "must be positive and pads not negative (operators in the model the importer does not read: Erf x1)");
+  add_selu(&stride0, "y", "e1");  // an operator it does not read, after the refused Conv: named too
+  check_refused(save("stride0_selu.onnx", stride0),
+                "must be positive and pads not negative (operators in the model the importer does not read: Selu x1)");
 
   onnx::ModelProto attr = good;
   auto* a = attr.mutable_graph()->mutable_node(0)->add_attribute();

@@ -77,7 +77,7 @@ Outcome run_case(const fs::path& dir) {
     std::string m = s.message();
     return {false, m.rfind(model + ": ", 0) == 0 ? m.substr(model.size() + 2) : m};
   }
-  REQUIRE_MESSAGE(fold_batch_norm(raw, &net).is_ok(), dir.filename().string());
+  REQUIRE_MESSAGE(fold_affine(raw, &net).is_ok(), dir.filename().string());
   OnnxTensor x, want;
   REQUIRE(read_onnx_tensor(data + "/input_0.pb", &x).is_ok());
   REQUIRE(read_onnx_tensor(data + "/output_0.pb", &want).is_ok());

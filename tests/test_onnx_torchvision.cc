@@ -55,7 +55,7 @@ void check_model(const std::string& name, std::string onnx_path = "") {
   Network raw, net;
   Status s = import_onnx(onnx_path, &raw);
   REQUIRE_MESSAGE(s.is_ok(), s.message());
-  REQUIRE(fold_batch_norm(raw, &net).is_ok());
+  REQUIRE(fold_affine(raw, &net).is_ok());
   NpyArray x, want;
   REQUIRE(read_npy(base + ".input.npy", &x).is_ok());
   REQUIRE(read_npy(base + ".output.npy", &want).is_ok());
@@ -99,7 +99,7 @@ void check_model(const std::string& name, std::string onnx_path = "") {
 // Those scripts/export_torchvision.py exports by default.
 const char* const kModels[] = {"resnet18",    "mobilenet_v2",       "shufflenet_v2_x1_0", "inception_v3",
                                "mnasnet1_0",  "squeezenet1_1",      "densenet121",        "mobilenet_v3_small",
-                               "regnet_y_400mf", "efficientnet_b0"};
+                               "regnet_y_400mf", "convnext_tiny",   "efficientnet_b0"};
 
 }  // namespace
 

@@ -145,6 +145,8 @@ std::vector<Case> cases() {
   c.push_back({"softmax", LayerTester(K::kSoftmax).input({2, 10, 1, 1}).scale(5)});
   c.push_back({"softmax spatial", LayerTester(K::kSoftmax).input({1, 6, 3, 2}).scale(5)});
   c.push_back({"affine", LayerTester(K::kAffine).input({2, 7, 5, 3})});
+  c.push_back({"layer-norm", LayerTester(K::kLayerNorm).input({2, 7, 5, 3})});
+  c.push_back({"gelu", LayerTester(K::kGelu).input({1, 3, 5, 7}).scale(4)});
   c.push_back({"channel-shuffle 2 groups", LayerTester(K::kChannelShuffle).input({1, 10, 3, 4}).groups(2)});
   c.push_back({"channel-shuffle 3 groups", LayerTester(K::kChannelShuffle).input({2, 12, 2, 5}).groups(3)});
   LayerTester slice(K::kChannelSlice);
@@ -196,7 +198,7 @@ void check_model(const std::string& name, Shape input) {
   o.input = input;
   REQUIRE(build_zoo_model(name, o, &net).is_ok());
   init_random_weights(net, 11);
-  REQUIRE(fold_batch_norm(net, &folded).is_ok());
+  REQUIRE(fold_affine(net, &folded).is_ok());
   Tensor x = random_tensor(input, 13);
   std::vector<Tensor> ref, tor, ref_folded;
   REQUIRE(reference_forward(net, x, &ref).is_ok());

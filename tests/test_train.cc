@@ -103,7 +103,7 @@ TEST_CASE("trained weights load into the reference executor: same predictions as
   REQUIRE(load_network(json, &loaded).is_ok());
   std::remove(json.c_str());
   std::remove(weights.c_str());
-  REQUIRE(fold_batch_norm(loaded, &folded).is_ok());
+  REQUIRE(fold_affine(loaded, &folded).is_ok());
 
   FashionMnist test;
   REQUIRE(load_fashion_mnist(Split::kTest, &test).is_ok());

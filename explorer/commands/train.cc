@@ -115,7 +115,7 @@ int run_train(const std::vector<std::string>& argv) {
   // From disk, folded, on our executor: what every later Layerwise stage will run.
   Network loaded, folded;
   ok_or_throw(load_network(out, &loaded));
-  ok_or_throw(fold_batch_norm(loaded, &folded));
+  ok_or_throw(fold_affine(loaded, &folded));
   auto t0 = std::chrono::steady_clock::now();
   ok_or_throw(reference_accuracy(folded, test, o.threads, &ref_acc));
   double ref_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -30,7 +30,7 @@ Status load_model_unfolded(const std::string& model, Network* out, uint64_t weig
 Status load_model(const std::string& model, Network* out, uint64_t weight_seed) {
   Network net;
   LW_RETURN_IF_ERROR(load_model_unfolded(model, &net, weight_seed));
-  return fold_batch_norm(net, out);
+  return fold_affine(net, out);
 }
 
 Tensor random_input(const Network& net, uint64_t seed) {

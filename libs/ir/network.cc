@@ -173,6 +173,7 @@ int64_t weight_count(const Layer& l, const std::vector<Shape>& in) {
     case LayerKind::kBatchNorm:
       return 4 * int64_t(in[0].c);
     case LayerKind::kAffine:
+    case LayerKind::kLayerNorm:
       return 2 * int64_t(in[0].c);
     default:
       return 0;
@@ -236,7 +237,7 @@ void init_random_weights(Network& net, uint64_t seed) {
       }
       continue;
     }
-    if (l.kind == LayerKind::kAffine) {
+    if (l.kind == LayerKind::kAffine || l.kind == LayerKind::kLayerNorm) {  // scale, shift
       for (int j = 0; j < l.out.c; ++j) {
         l.weights[j] = uniform(0.8f, 1.2f);
         l.weights[l.out.c + j] = uniform(-0.1f, 0.1f);
@@ -264,24 +265,72 @@ Status check_weights(const Network& net) {
 }
 
 namespace {
-// A BatchNorm that cannot be folded keeps its function as y = x * s + (beta - mean * s).
-void push_affine(const Layer& bn, const std::vector<int>& remap, Network* net) {
-  Layer a;
-  a.name = bn.name;
-  a.kind = LayerKind::kAffine;
-  a.inputs = {remap[bn.inputs[0]]};
-  int c = bn.out.c;
-  a.weights.resize(2 * size_t(c));
+// A per-channel y = (x + pre) * scale + post: a BatchNorm's inference form (pre = -mean,
+// scale = gamma / sqrt(var + eps), post = beta) or an affine layer's (pre = 0). Kept in this
+// form so that a folded BatchNorm rounds as it always has.
+struct ScaleShift {
+  std::vector<float> pre, scale, post;
+};
+
+ScaleShift scale_shift_of(const Layer& l) {
+  const int c = l.out.c;
+  ScaleShift f{std::vector<float>(c, 0.f), std::vector<float>(c), std::vector<float>(c)};
   for (int j = 0; j < c; ++j) {
-    float s = bn.weights[j] / std::sqrt(bn.weights[3 * c + j] + bn.eps);
-    a.weights[j] = s;
-    a.weights[c + j] = bn.weights[c + j] - bn.weights[2 * c + j] * s;
+    if (l.kind == LayerKind::kAffine) {
+      f.scale[j] = l.weights[j];
+      f.post[j] = l.weights[c + j];
+      continue;
+    }
+    f.pre[j] = -l.weights[2 * c + j];
+    f.scale[j] = l.weights[j] / std::sqrt(l.weights[3 * c + j] + l.eps);
+    f.post[j] = l.weights[c + j];
   }
-  net->layers.push_back(std::move(a));
+  return f;
+}
+
+// What a scale and shift folds into: a conv2d / fully-connected (weights and bias) or a
+// layer-norm (its own scale and shift) that feeds nothing else and applies no activation.
+bool absorbs_scale_shift(const Layer& producer, size_t consumers) {
+  const LayerKind k = producer.kind;
+  const bool linear = k == LayerKind::kConv2d || k == LayerKind::kFullyConnected || k == LayerKind::kLayerNorm;
+  return linear && consumers == 1 && producer.fused_activation == LayerKind::kInput;
+}
+
+void absorb(const ScaleShift& f, Layer* p) {
+  const int c = int(f.scale.size());
+  if (p->kind == LayerKind::kLayerNorm) {
+    for (int j = 0; j < c; ++j) {
+      p->weights[j] *= f.scale[j];
+      p->weights[c + j] = (p->weights[c + j] + f.pre[j]) * f.scale[j] + f.post[j];
+    }
+    return;
+  }
+  const int64_t per = int64_t(p->weights.size()) / c;
+  if (p->bias.empty()) p->bias.assign(c, 0.f);
+  p->has_bias = true;
+  for (int j = 0; j < c; ++j) {
+    for (int64_t k = 0; k < per; ++k) p->weights[j * per + k] *= f.scale[j];
+    p->bias[j] = (p->bias[j] + f.pre[j]) * f.scale[j] + f.post[j];
+  }
+}
+
+// One that cannot be folded stays an affine layer: y = x * scale + (pre * scale + post).
+Layer affine_layer(const Layer& l, const ScaleShift& f, int input) {
+  Layer a;
+  a.name = l.name;
+  a.kind = LayerKind::kAffine;
+  a.inputs = {input};
+  const size_t c = f.scale.size();
+  a.weights.resize(2 * c);
+  for (size_t j = 0; j < c; ++j) {
+    a.weights[j] = f.scale[j];
+    a.weights[c + j] = f.post[j] + f.pre[j] * f.scale[j];
+  }
+  return a;
 }
 }  // namespace
 
-Status fold_batch_norm(const Network& in, Network* out) {
+Status fold_affine(const Network& in, Network* out) {
   LW_RETURN_IF_ERROR(check_weights(in));
   auto consumers = in.consumers();
   std::vector<int> remap(in.layers.size(), -1);
@@ -289,28 +338,17 @@ Status fold_batch_norm(const Network& in, Network* out) {
   net.name = in.name;
   for (size_t i = 0; i < in.layers.size(); ++i) {
     const Layer& l = in.layers[i];
-    if (l.kind == LayerKind::kBatchNorm) {
-      int p = l.inputs[0];
-      const Layer& prod = in.layers[p];
-      bool foldable = (prod.kind == LayerKind::kConv2d || prod.kind == LayerKind::kFullyConnected) &&
-                      consumers[p].size() == 1 && prod.fused_activation == LayerKind::kInput;
-      if (!foldable) {
-        push_affine(l, remap, &net);
-        remap[i] = int(net.layers.size()) - 1;
+    if (l.kind == LayerKind::kBatchNorm || l.kind == LayerKind::kAffine) {
+      const int p = l.inputs[0];
+      const ScaleShift f = scale_shift_of(l);
+      // The producer as folded so far: a bias add and a scale after the same conv both fold.
+      if (absorbs_scale_shift(net.layers[remap[p]], consumers[p].size())) {
+        absorb(f, &net.layers[remap[p]]);
+        remap[i] = remap[p];
         continue;
       }
-      Layer& conv = net.layers[remap[p]];
-      int c = l.out.c;
-      int64_t per = int64_t(conv.weights.size()) / c;
-      if (conv.bias.empty()) conv.bias.assign(c, 0.f);
-      conv.has_bias = true;
-      for (int j = 0; j < c; ++j) {
-        float g = l.weights[j], b = l.weights[c + j], mean = l.weights[2 * c + j], var = l.weights[3 * c + j];
-        float s = g / std::sqrt(var + l.eps);
-        for (int64_t k = 0; k < per; ++k) conv.weights[j * per + k] *= s;
-        conv.bias[j] = (conv.bias[j] - mean) * s + b;
-      }
-      remap[i] = remap[p];
+      net.layers.push_back(affine_layer(l, f, remap[p]));
+      remap[i] = int(net.layers.size()) - 1;
       continue;
     }
     Layer copy = l;

@@ -2,7 +2,7 @@
 /// The network IR: a DAG of layers in topological order, with shape inference and
 /// parameter / MAC accounting. Zoo builders, the JSON reader, the reference executor and
 /// every primitive work on this. BatchNorm exists in the IR so published models keep
-/// their published parameter counts; fold_batch_norm() removes it before execution.
+/// their published parameter counts; fold_affine() removes it before execution.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -49,7 +49,7 @@ struct Layer {
   int channel_begin = 0;    // channel-slice: first input channel kept
   bool has_bias = false;    // conv2d, fully-connected
   bool count_include_pad = true;  // avg-pool
-  float eps = 1e-5f;        // batch-norm
+  float eps = 1e-5f;        // batch-norm, layer-norm
   /// Activation fused into a conv2d by static fusion; kInput means none.
   LayerKind fused_activation = LayerKind::kInput;
   /// Runtime fusion only (never in a model file): a conv2d that also computes the residual
@@ -108,9 +108,10 @@ void init_random_weights(Network& net, uint64_t seed);
 /// Checks that every layer carries the right number of weights.
 Status check_weights(const Network& net);
 
-/// Static fusion: folds every batch-norm into the conv2d / fully-connected that feeds only it.
-/// Returns a new network. A BatchNorm with any other producer (DenseNet's pre-activation
-/// BatchNorm after a concat) becomes a per-channel affine layer: y = x * scale + shift.
-Status fold_batch_norm(const Network& in, Network* out);
+/// Static fusion: folds every batch-norm and affine layer into the conv2d, fully-connected or
+/// layer-norm that feeds only it (an imported model's bias add, ConvNeXt's layer scale).
+/// Returns a new network. One with any other producer (DenseNet's pre-activation BatchNorm
+/// after a concat) becomes, or stays, a per-channel affine layer: y = x * scale + shift.
+Status fold_affine(const Network& in, Network* out);
 
 }  // namespace lw

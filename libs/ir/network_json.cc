@@ -184,7 +184,8 @@ std::string network_to_json(const Network& net, const std::string& weights_file)
         if (l.kind == LayerKind::kAvgPool && !l.count_include_pad) j["count_include_pad"] = false;
         break;
       case LayerKind::kFullyConnected: j["out_channels"] = l.out_channels; j["bias"] = l.has_bias; break;
-      case LayerKind::kBatchNorm: j["eps"] = l.eps; break;
+      case LayerKind::kBatchNorm:
+      case LayerKind::kLayerNorm: j["eps"] = l.eps; break;
       case LayerKind::kChannelShuffle: j["groups"] = l.groups; break;
       case LayerKind::kChannelSlice: j["begin"] = l.channel_begin; j["out_channels"] = l.out_channels; break;
       default: break;

@@ -54,7 +54,7 @@ Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape
 /// Adds native NCHW and NHWC f32 implementations of `kind` at every thread set.
 void register_layer_kind(Registry& r, LayerKind kind, CreateFn create);
 
-/// Affine, channel shuffle and channel slice (layers_channel.cc).
+/// Affine, layer norm, channel shuffle and channel slice (layers_channel.cc).
 void register_channel_layers(Registry& r);
 /// int8 concat, NCHW and NHWC (concat_int8.cc).
 void register_int8_layers(Registry& r);

@@ -1,5 +1,8 @@
-// Native non-conv layers, NCHW and NHWC f32: activations, add, mul, concat, pooling,
+// Native non-conv layers, NCHW and NHWC f32: activations, GELU, add, mul, concat, pooling,
 // global average pooling, fully connected, flatten, softmax (channel layers: layers_channel.cc).
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -41,6 +44,22 @@ class Eltwise : public LayerPrim {
     const int64_t hw = int64_t(s.h) * s.w;
     if (!nhwc_) return i / hw;  // (n*C + c)
     return i / (hw * s.c) * s.c + i % s.c;
+  }
+};
+
+// GELU, 0.5 x (1 + erf(x / sqrt(2))), with Eigen's vectorised erf (a rational fit accurate to
+// a few ulp in float): std::erf would be one scalar call per element.
+class Gelu : public LayerPrim {
+ public:
+  using LayerPrim::LayerPrim;
+  bool can_run_in_place() const override { return true; }
+  Status run() override {
+    parallel_for(threads_, out_shape_.elements(), 1024, [&](int64_t i0, int64_t i1) {
+      Eigen::Map<const Eigen::ArrayXf> x(x_[0] + i0, i1 - i0);
+      Eigen::Map<Eigen::ArrayXf> y(y_ + i0, i1 - i0);
+      y = 0.5f * x * (1.f + (x * float(M_SQRT1_2)).erf());
+    });
+    return Status::ok();
   }
 };
 
@@ -204,7 +223,7 @@ class Softmax : public LayerPrim {
 Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in) {
   if (d.dtype_in != DType::kF32 || d.dtype_out != DType::kF32) return unsupported("f32 only");
   if (d.layout_in != d.layout_out) return unsupported("input and output layouts must match");
-  if ((l.kind == LayerKind::kFullyConnected || l.kind == LayerKind::kAffine) &&
+  if ((l.kind == LayerKind::kFullyConnected || l.kind == LayerKind::kAffine || l.kind == LayerKind::kLayerNorm) &&
       int64_t(l.weights.size()) != weight_count(l, in))
     return invalid_argument("weights missing or of the wrong size");
   Shape out;
@@ -228,7 +247,8 @@ void register_layers(Registry& r) {
   const KindFactory kinds[] = {
       {LayerKind::kRelu, make<Eltwise>},          {LayerKind::kRelu6, make<Eltwise>},
       {LayerKind::kHardSwish, make<Eltwise>},     {LayerKind::kHardSigmoid, make<Eltwise>},
-      {LayerKind::kSigmoid, make<Eltwise>},       {LayerKind::kAdd, make<Eltwise>},
+      {LayerKind::kSigmoid, make<Eltwise>},       {LayerKind::kGelu, make<Gelu>},
+      {LayerKind::kAdd, make<Eltwise>},
       {LayerKind::kMul, make<Eltwise>},           {LayerKind::kConcat, make<Concat>},
       {LayerKind::kMaxPool, make<Pool>},          {LayerKind::kAvgPool, make<Pool>},
       {LayerKind::kGlobalAvgPool, make<Pool>},    {LayerKind::kFullyConnected, make<FullyConnected>},

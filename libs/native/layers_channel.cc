@@ -1,5 +1,8 @@
 // Native layers that move or scale whole channels, NCHW and NHWC f32: per-channel affine
-// (an unfoldable BatchNorm), channel shuffle and channel slice (ShuffleNet's split).
+// (an unfoldable BatchNorm), layer norm over the channels (ConvNeXt), channel shuffle and
+// channel slice (ShuffleNet's split).
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "libs/native/layer_prim.h"
@@ -38,6 +41,68 @@ class Affine : public LayerPrim {
 
  private:
   std::vector<float> p_;
+};
+
+// (x - mean) / sqrt(var + eps) * scale + shift over the C channels of each position. NHWC
+// reads a position's channels as one row; NCHW walks the channel planes for a block of
+// positions at a time, so every read is contiguous in both. Every position is read whole
+// before it is written: in place is safe.
+class LayerNorm : public LayerPrim {
+ public:
+  explicit LayerNorm(const PrimitiveArgs& a) : LayerPrim(a), p_(a.layer->weights), eps_(a.layer->eps) {
+    weight_bytes_ = p_.size() * sizeof(float);
+  }
+  bool can_run_in_place() const override { return true; }
+  Status run() override {
+    const Shape& s = out_shape_;
+    const int64_t hw = int64_t(s.h) * s.w;
+    if (nhwc_) {
+      parallel_for(threads_, s.n * hw, 16, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) normalise_row(x_[0] + p * s.c, y_ + p * s.c, s.c);
+      });
+      return Status::ok();
+    }
+    const int64_t blocks = (hw + kBlock - 1) / kBlock;
+    parallel_for(threads_, s.n * blocks, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t n = b / blocks, q0 = b % blocks * kBlock;
+        const int64_t off = n * s.c * hw + q0;
+        normalise_block(x_[0] + off, y_ + off, s.c, hw, std::min(kBlock, hw - q0));
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  static constexpr int64_t kBlock = 64;
+
+  void normalise_row(const float* x, float* y, int C) const {
+    float mean = 0, var = 0;
+    for (int c = 0; c < C; ++c) mean += x[c];
+    mean /= float(C);
+    for (int c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+    const float inv = 1.f / std::sqrt(var / float(C) + eps_);
+    const float *scale = p_.data(), *shift = p_.data() + C;
+    for (int c = 0; c < C; ++c) y[c] = (x[c] - mean) * inv * scale[c] + shift[c];
+  }
+
+  // `len` positions of channel stride `hw`.
+  void normalise_block(const float* x, float* y, int C, int64_t hw, int64_t len) const {
+    float mean[kBlock] = {}, var[kBlock] = {};
+    for (int c = 0; c < C; ++c)
+      for (int64_t q = 0; q < len; ++q) mean[q] += x[c * hw + q];
+    for (int64_t q = 0; q < len; ++q) mean[q] /= float(C);
+    for (int c = 0; c < C; ++c)
+      for (int64_t q = 0; q < len; ++q) var[q] += (x[c * hw + q] - mean[q]) * (x[c * hw + q] - mean[q]);
+    for (int64_t q = 0; q < len; ++q) var[q] = 1.f / std::sqrt(var[q] / float(C) + eps_);  // now 1 / stddev
+    for (int c = 0; c < C; ++c) {
+      const float scale = p_[c], shift = p_[C + c];
+      for (int64_t q = 0; q < len; ++q) y[c * hw + q] = (x[c * hw + q] - mean[q]) * var[q] * scale + shift;
+    }
+  }
+
+  std::vector<float> p_;
+  float eps_;
 };
 
 // Output channel dst(c) of input channel c; NCHW copies planes, NHWC gathers per pixel.
@@ -80,6 +145,7 @@ class ChannelMove : public LayerPrim {
 
 void register_channel_layers(Registry& r) {
   register_layer_kind(r, LayerKind::kAffine, make<Affine>);
+  register_layer_kind(r, LayerKind::kLayerNorm, make<LayerNorm>);
   register_layer_kind(r, LayerKind::kChannelShuffle, make<ChannelMove>);
   register_layer_kind(r, LayerKind::kChannelSlice, make<ChannelMove>);
 }

@@ -15,6 +15,7 @@ Status eltwise_of(LayerKind k, alg* a, float* alpha, float* beta) {
     case LayerKind::kRelu6: *a = alg::eltwise_clip, *beta = 6.f; return Status::ok();
     case LayerKind::kHardSwish: *a = alg::eltwise_hardswish; return Status::ok();
     case LayerKind::kSigmoid: *a = alg::eltwise_logistic; return Status::ok();
+    case LayerKind::kGelu: *a = alg::eltwise_gelu_erf; return Status::ok();
     default: return unsupported(std::string("no oneDNN eltwise for ") + to_string(k));
   }
 }

@@ -38,8 +38,8 @@ std::vector<Variant> variants() {
         continue;
       }
       for (LayerKind k : {LayerKind::kMaxPool, LayerKind::kAvgPool, LayerKind::kGlobalAvgPool, LayerKind::kRelu,
-                          LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kSigmoid, LayerKind::kAdd, LayerKind::kMul,
-                          LayerKind::kConcat})
+                          LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kSigmoid, LayerKind::kGelu, LayerKind::kAdd,
+                          LayerKind::kMul, LayerKind::kConcat})
         v.push_back({k, dt, l, l, false, supports_layer, create_layer});
     }
   return v;

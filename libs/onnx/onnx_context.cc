@@ -29,6 +29,9 @@ int norm_axis(int64_t axis, size_t rank) {
   return a < 0 || a >= int64_t(rank) ? -1 : int(a);
 }
 
+std::vector<int64_t> nhwc_to_nchw(const std::vector<int64_t>& d) { return {d.at(0), d.at(3), d.at(1), d.at(2)}; }
+std::vector<int64_t> nchw_to_nhwc(const std::vector<int64_t>& d) { return {d.at(0), d.at(2), d.at(3), d.at(1)}; }
+
 namespace {
 
 // Above any weight tensor a CPU model has; guards the dims product of a corrupt file.
@@ -177,7 +180,17 @@ Status Ctx::runtime(int k, const Value** out) const {
   LW_RETURN_IF_ERROR(input(k, out));
   if ((*out)->is_const) return fail("input '" + node->input(k) + "' is a constant where a computed tensor is expected");
   if ((*out)->pending())
-    return fail("input '" + node->input(k) + "' is a reshaped/transposed/padded tensor only a Reshape or Conv can take");
+    return fail("input '" + node->input(k) + "' is a reshaped/transposed/padded tensor or a partial LayerNorm / GELU, "
+                "which this op cannot take");
+  return Status::ok();
+}
+
+Status Ctx::runtime_view(int k, const Value** out) const {
+  LW_RETURN_IF_ERROR(input(k, out));
+  if ((*out)->is_const) return fail("input '" + node->input(k) + "' is a constant where a computed tensor is expected");
+  if (!(*out)->plain_or_channels_last())
+    return fail("input '" + node->input(k) + "' is a reshaped/padded tensor or a partial LayerNorm / GELU, which this op "
+                "cannot take");
   return Status::ok();
 }
 
@@ -231,7 +244,7 @@ const onnx::TensorProto* Ctx::attr_t(const std::string& name) const {
   return a && a->has_t() ? &a->t() : nullptr;
 }
 
-Status Ctx::add_layer(Layer l, std::vector<int> inputs, std::vector<int64_t> dims, int k) {
+Status Ctx::add_layer(Layer l, std::vector<int> inputs, std::vector<int64_t> dims, int k, bool channels_last) {
   if (k >= node->output_size()) return bad("no output " + std::to_string(k));
   std::string base = node->name().empty() ? node->output(k) : node->name();
   if (k > 0) base += ":" + std::to_string(k);
@@ -243,13 +256,14 @@ Status Ctx::add_layer(Layer l, std::vector<int> inputs, std::vector<int64_t> dim
   Status s = infer_layer_shape(l, in, &l.out);
   if (!s.is_ok()) return bad(s.message());
   Shape want;
-  s = onnx_dims_to_shape(dims, &want);
+  s = onnx_dims_to_shape(channels_last ? nhwc_to_nchw(dims) : dims, &want);
   if (!s.is_ok()) return fail(s.message());
   if (want != l.out) return fail("output shape " + l.out.to_string() + " disagrees with ONNX's " + want.to_string());
   net.layers.push_back(std::move(l));
   Value v;
   v.layer = int(net.layers.size()) - 1;
   v.dims = std::move(dims);
+  v.channels_last = channels_last;
   set_output(k, v);
   return Status::ok();
 }

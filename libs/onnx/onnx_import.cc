@@ -156,6 +156,10 @@ Status convert_nodes(const onnx::GraphProto& g, Ctx& ctx) {
   add_nn_ops(&ops);
   add_eltwise_ops(&ops);
   add_shape_ops(&ops);
+  add_compose_ops(&ops);
+  for (const auto& node : g.node())
+    for (const auto& in : node.input()) ctx.readers[in].push_back(node.op_type());
+  for (const auto& out : g.output()) ctx.readers[out.name()].push_back("");
   Status s = convert_each_node(g, ops, ctx);
   if (s.is_ok()) return s;
   const std::string unknown = unknown_operators(g, ops);

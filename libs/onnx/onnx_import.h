@@ -1,8 +1,8 @@
 /// \file
-/// ONNX import: reads a model exported by PyTorch (or any ONNX producer, opsets 11 to 27) into
+/// ONNX import: reads a model exported by PyTorch (or any ONNX producer, opsets 7 to 27) into
 /// the network IR, so every stage after it (profile, search, filter, replay, infer) sees an
 /// imported model exactly like a zoo model. Initializers (and external data files) become
-/// weights; BatchNorm stays in the IR and is folded later by fold_batch_norm(), as for the zoo.
+/// weights; BatchNorm stays in the IR and is folded later by fold_affine(), as for the zoo.
 /// The constant shape arithmetic exporters emit (Shape, Gather, Unsqueeze, Concat, Constant
 /// feeding Reshape, Slice) is evaluated at import time. An operator or attribute the IR cannot
 /// express is an `unsupported` status naming the file, the node, its op type and the opset.

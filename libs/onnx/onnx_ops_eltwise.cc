@@ -7,15 +7,16 @@
 #include "libs/onnx/onnx_graph.h"
 
 namespace lw::onnx_import {
-namespace {
 
 Status activation_layer(Ctx& c, LayerKind kind) {
   const Value* x;
-  LW_RETURN_IF_ERROR(c.runtime(0, &x));
+  LW_RETURN_IF_ERROR(c.runtime_view(0, &x));
   Layer l;
   l.kind = kind;
-  return c.add_layer(std::move(l), {x->layer}, x->dims);
+  return c.add_layer(std::move(l), {x->layer}, x->dims, 0, x->channels_last);
 }
+
+namespace {
 
 Status relu(Ctx& c) { return activation_layer(c, LayerKind::kRelu); }
 Status sigmoid(Ctx& c) { return activation_layer(c, LayerKind::kSigmoid); }
@@ -72,13 +73,14 @@ Status fold(Ctx& c, const Value& a, const Value& b) {
 // A constant that varies at most along the channel axis of runtime tensor `x`: its value for
 // every channel, or false.
 bool per_channel(const Value& x, const Value& k, std::vector<double>* out) {
-  const int64_t C = x.dims.size() > 1 ? x.dims[1] : 0;
+  const size_t axis = size_t(x.channel_axis());
+  const int64_t C = x.dims.size() > 1 ? x.dims[axis] : 0;
   if (k.elements() == 1) { out->assign(size_t(C), k.v[0]); return true; }
   if (k.dims.size() > x.dims.size() || k.elements() != C) return false;
   // Right-aligned broadcasting: the dim facing the channels must be C, the others 1.
   const size_t off = x.dims.size() - k.dims.size();
   for (size_t i = 0; i < k.dims.size(); ++i)
-    if (k.dims[i] != (off + i == 1 ? C : 1)) return false;
+    if (k.dims[i] != (off + i == axis ? C : 1)) return false;
   *out = k.v;
   return true;
 }
@@ -87,7 +89,7 @@ bool per_channel(const Value& x, const Value& k, std::vector<double>* out) {
 Status affine(Ctx& c, const Value& x, const Value& k, bool const_first) {
   const std::string& op = c.node->op_type();
   std::vector<double> kc;
-  if (x.pending()) return c.fail("input is a pending reshape or pad");
+  if (!x.plain_or_channels_last()) return c.fail("input is a pending reshape or pad, or a partial LayerNorm or GELU");
   if (!per_channel(x, k, &kc)) return c.fail("broadcasting a constant other than a scalar or one value per channel");
   if (op == "Div" && const_first) return c.fail("constant divided by a tensor");
   const size_t C = kc.size();
@@ -103,7 +105,7 @@ Status affine(Ctx& c, const Value& x, const Value& k, bool const_first) {
     l.weights[j] = float(scale);
     l.weights[C + j] = float(shift);
   }
-  return c.add_layer(std::move(l), {x.layer}, x.dims);
+  return c.add_layer(std::move(l), {x.layer}, x.dims, 0, x.channels_last);
 }
 
 Status binary(Ctx& c) {
@@ -111,14 +113,19 @@ Status binary(Ctx& c) {
   LW_RETURN_IF_ERROR(c.input(0, &a));
   LW_RETURN_IF_ERROR(c.input(1, &b));
   if (a->is_const && b->is_const) return fold(c, *a, *b);
+  Status composed;
+  if (compose_binary(c, *a, *b, &composed)) return composed;
   if (a->is_const || b->is_const) return affine(c, a->is_const ? *b : *a, a->is_const ? *a : *b, a->is_const);
-  LW_RETURN_IF_ERROR(c.runtime(0, &a));
-  LW_RETURN_IF_ERROR(c.runtime(1, &b));
+  LW_RETURN_IF_ERROR(c.runtime_view(0, &a));
+  LW_RETURN_IF_ERROR(c.runtime_view(1, &b));
   const std::string& op = c.node->op_type();
   if (op != "Add" && op != "Mul") return c.fail("two computed tensors (only Add and Mul take two)");
   Layer l;
   l.kind = op == "Add" ? LayerKind::kAdd : LayerKind::kMul;
-  if (a->dims == b->dims) return c.add_layer(std::move(l), {a->layer, b->layer}, a->dims);
+  if (a->dims == b->dims && a->channels_last == b->channels_last)
+    return c.add_layer(std::move(l), {a->layer, b->layer}, a->dims, 0, a->channels_last);
+  LW_RETURN_IF_ERROR(c.runtime(0, &a));
+  LW_RETURN_IF_ERROR(c.runtime(1, &b));
   // Squeeze-excite: a tensor times its N x C x 1 x 1 channel scale, either way round.
   const Shape sa = c.shape_of(*a), sb = c.shape_of(*b);
   const bool b_scale = sb.h * sb.w == 1 && sb.n == sa.n && sb.c == sa.c && b->dims.size() == a->dims.size();

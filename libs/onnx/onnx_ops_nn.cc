@@ -71,8 +71,8 @@ Status window(Ctx& c, const Value& x, std::vector<int64_t> kernel, Window* w, st
 
 Status spatial_input(Ctx& c, const Value** x, bool allow_pad) {
   LW_RETURN_IF_ERROR(c.input(0, x));
-  if ((*x)->is_const || (*x)->shuffle_groups || (!allow_pad && (*x)->pending()))
-    return c.fail("input must be a computed tensor without a pending reshape or pad");
+  if ((*x)->is_const || (*x)->shapes_pending() || (!allow_pad && (*x)->pending()))
+    return c.fail("input must be a computed tensor without a pending reshape, transpose or pad");
   if ((*x)->dims.size() != 3 && (*x)->dims.size() != 4) return c.fail("input of rank " + std::to_string((*x)->dims.size()) + " (1-D and 2-D windows only)");
   return Status::ok();
 }
@@ -154,13 +154,17 @@ Status global_pool(Ctx& c) {
   return c.add_layer(std::move(l), {x->layer}, dims);
 }
 
-// torchvision's x.mean([2, 3]) (MNASNet, ShuffleNet) is a global average pool. The axes are an
-// attribute up to opset 17 and an optional input from 18 on.
+// torchvision's x.mean([2, 3]) (MNASNet, ShuffleNet) is a global average pool; a mean over the
+// channels starts a spelt-out LayerNorm. The axes are an attribute up to opset 17 and an
+// optional input from 18 on.
 Status reduce_mean(Ctx& c) {
   const Value* x;
-  LW_RETURN_IF_ERROR(c.runtime(0, &x));
+  LW_RETURN_IF_ERROR(c.input(0, &x));
   std::vector<int64_t> axes = c.attr_ints("axes");
   if (c.has_input(1)) LW_RETURN_IF_ERROR(c.ints(1, &axes));
+  Status composed;
+  if (compose_reduce_mean(c, *x, axes, &composed)) return composed;
+  LW_RETURN_IF_ERROR(c.runtime(0, &x));
   if (axes.empty() && c.attr_i("noop_with_empty_axes", 0)) {
     c.set_output(0, *x);
     return Status::ok();
@@ -196,11 +200,14 @@ Status batch_norm(Ctx& c) {
 }
 
 // Gemm (A x B^T or A x B, alpha, beta, bias C) and MatMul with a constant right operand are
-// fully-connected layers; weights are stored [out][in].
+// fully-connected layers (weights stored [out][in]); a MatMul over the channels of a
+// channels-last tensor (ConvNeXt's Linear) is a 1x1 conv.
 Status matrix(Ctx& c) {
   const Value *a, *b, *bias = nullptr;
-  LW_RETURN_IF_ERROR(c.runtime(0, &a));
+  LW_RETURN_IF_ERROR(c.runtime_view(0, &a));
   LW_RETURN_IF_ERROR(c.constant(1, &b));
+  if (a->channels_last && c.node->op_type() == "MatMul") return pointwise_matmul(c, *a, *b);
+  LW_RETURN_IF_ERROR(c.runtime(0, &a));
   const bool gemm = c.node->op_type() == "Gemm";
   if (gemm && c.has_input(2)) LW_RETURN_IF_ERROR(c.constant(2, &bias));
   if (a->dims.size() != 2 || b->dims.size() != 2) return c.fail("operands other than 2-D");

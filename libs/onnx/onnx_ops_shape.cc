@@ -1,7 +1,8 @@
 // Converters of shape and constant ops. Exporters compute Reshape targets and Slice bounds
 // with Shape / Gather / Unsqueeze / Concat / arithmetic on constants: all of it is folded
 // here. On computed tensors: Reshape (flatten; ShuffleNet's 5-D reshape + Transpose + reshape
-// = channel shuffle), Slice and Split along the channels, Pad with zeros in front of a Conv.
+// = channel shuffle), Transpose to and from channels last (a view: Value::channels_last),
+// Slice and Split along the channels, Pad with zeros in front of a Conv.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -173,6 +174,11 @@ Status reshape(Ctx& c) {
     return Status::ok();
   }
   if (x->pad != std::array<int, 4>{}) return c.fail("reshaping a padded tensor");
+  if (x->partial != Partial::kNone) return c.fail("reshaping a part of a spelt-out LayerNorm or GELU");
+  if (x->channels_last) {  // [N, 1, 1, C] is N x C x 1 x 1 whichever way round
+    if (x->dims.size() != 4 || x->dims[1] * x->dims[2] != 1) return c.fail("reshaping a channels-last (transposed) tensor");
+    v.channels_last = false;
+  }
   const auto& d = x->dims;
   if (x->shuffle_groups == 0) {
     Shape want;
@@ -229,7 +235,19 @@ Status transpose(Ctx& c) {
     c.set_output(0, v);
     return Status::ok();
   }
-  return c.fail("transpose other than a channel shuffle's");
+  // ConvNeXt: to channels last around its LayerNorm and Linear layers, and back.
+  const bool plain = !x->is_const && x->plain_or_channels_last();
+  if (plain && !x->channels_last && perm == std::vector<int64_t>{0, 2, 3, 1}) {
+    v.channels_last = true;
+    c.set_output(0, v);
+    return Status::ok();
+  }
+  if (plain && x->channels_last && perm == std::vector<int64_t>{0, 3, 1, 2}) {
+    v.channels_last = false;
+    c.set_output(0, v);
+    return Status::ok();
+  }
+  return c.fail("transpose other than a channel shuffle's or to and from channels last");
 }
 
 // Adds a channel-slice [begin, begin + n) of x as output k (an alias when it keeps everything).
@@ -367,7 +385,7 @@ Status pad(Ctx& c) {
     c.set_output(0, *x);
     return Status::ok();
   }
-  if (x->is_const || x->shuffle_groups || (r != 3 && r != 4) || p[0] || p[1] || p[r] || p[r + 1])
+  if (x->is_const || x->shapes_pending() || (r != 3 && r != 4) || p[0] || p[1] || p[r] || p[r + 1])
     return c.fail("padding other than zeros around H and W of a computed tensor");
   for (int64_t v : p)
     if (v < 0) return c.fail("negative pads");

@@ -14,6 +14,7 @@ float apply_activation(LayerKind kind, float x) {
     case LayerKind::kHardSwish: return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
     case LayerKind::kHardSigmoid: return std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
     case LayerKind::kSigmoid: return 1.f / (1.f + std::exp(-x));
+    case LayerKind::kGelu: return float(0.5 * x * (1 + std::erf(x * M_SQRT1_2)));
     default: return x;
   }
 }
@@ -124,8 +125,29 @@ void elementwise(const Layer& l, const std::vector<const Tensor*>& in, Tensor& y
       const auto& p = l.weights;
       v = (v - p[2 * C + c]) / std::sqrt(p[3 * C + c] + l.eps) * p[c] + p[C + c];
     }
-    y.f32()[y.offset(n, c, h, w)] = apply_activation(is_activation(l.kind) ? l.kind : l.fused_activation, v);
+    const bool own = is_activation(l.kind) || l.kind == LayerKind::kGelu;
+    y.f32()[y.offset(n, c, h, w)] = apply_activation(own ? l.kind : l.fused_activation, v);
   });
+}
+
+// Over the channels at each position, in double: (x - mean) / sqrt(var + eps) * scale + shift.
+void layer_norm(const Layer& l, const Tensor& x, Tensor& y) {
+  const Shape& s = x.shape();
+  const auto& p = l.weights;
+  for (int n = 0; n < s.n; ++n)
+    for (int h = 0; h < s.h; ++h)
+      for (int w = 0; w < s.w; ++w) {
+        double mean = 0, var = 0;
+        for (int c = 0; c < s.c; ++c) mean += x.f32()[x.offset(n, c, h, w)];
+        mean /= s.c;
+        for (int c = 0; c < s.c; ++c) {
+          const double d = x.f32()[x.offset(n, c, h, w)] - mean;
+          var += d * d;
+        }
+        const double inv = 1 / std::sqrt(var / s.c + l.eps);
+        for (int c = 0; c < s.c; ++c)
+          y.f32()[y.offset(n, c, h, w)] = float((x.f32()[x.offset(n, c, h, w)] - mean) * inv * p[c] + p[s.c + c]);
+      }
 }
 
 void concat(const std::vector<const Tensor*>& in, Tensor& y) {
@@ -194,6 +216,7 @@ Status reference_layer(const Layer& l, const std::vector<const Tensor*>& in, Ten
       });
       break;
     case LayerKind::kSoftmax: softmax(*in[0], y); break;
+    case LayerKind::kLayerNorm: layer_norm(l, *in[0], y); break;
     default: elementwise(l, in, y); break;
   }
   *out = std::move(y);

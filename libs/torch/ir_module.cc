@@ -113,7 +113,7 @@ Status IrModule::create(const Network& net, IrModule* out) {
       t.bias = p[1].clone().set_requires_grad(true);
       t.running_mean = p[2].clone();
       t.running_var = p[3].clone();
-    } else if (l.kind == LayerKind::kAffine) {
+    } else if (l.kind == LayerKind::kAffine || l.kind == LayerKind::kLayerNorm) {
       at::Tensor p = copy_of(l.weights, {2, int64_t(l.weights.size()) / 2});
       t.weight = p[0].clone().set_requires_grad(true);
       t.bias = p[1].clone().set_requires_grad(true);
@@ -153,6 +153,12 @@ Status IrModule::run_layer(size_t i, const std::vector<at::Tensor>& in, bool tra
       break;
     }
     case LayerKind::kChannelSlice: *y = in[0].narrow(1, l.channel_begin, l.out_channels).contiguous(); break;
+    case LayerKind::kGelu: *y = at::gelu(in[0]); break;
+    case LayerKind::kLayerNorm: {  // ConvNeXt's LayerNorm2d: channels last, normalised, back
+      const int64_t c = in[0].size(1);
+      *y = at::layer_norm(in[0].permute({0, 2, 3, 1}), {c}, t.weight, t.bias, l.eps).permute({0, 3, 1, 2}).contiguous();
+      break;
+    }
     default:
       if (!is_activation(l.kind)) return unsupported(where(l) + "no LibTorch mapping");
       *y = activation(l.kind, in[0]);
@@ -206,6 +212,12 @@ Status IrModule::export_to(Network* net) const {
       copy_into(t.bias, l.weights.data() + c, c);
       copy_into(t.running_mean, l.weights.data() + 2 * c, c);
       copy_into(t.running_var, l.weights.data() + 3 * c, c);
+      continue;
+    }
+    if (l.kind == LayerKind::kAffine || l.kind == LayerKind::kLayerNorm) {  // scale, shift in one vector
+      const int64_t c = int64_t(l.weights.size()) / 2;
+      copy_into(t.weight, l.weights.data(), c);
+      copy_into(t.bias, l.weights.data() + c, c);
       continue;
     }
     if (t.weight.defined()) copy_into(t.weight, l.weights.data(), int64_t(l.weights.size()));

@@ -62,6 +62,11 @@ void add_weighted_cases(const Shape& s, std::vector<LayerCase>* v) {
   std::mt19937_64 rng(s.c);
   fill_uniform(affine.weights, rng, -1.5f, 1.5f);
   v->push_back({affine, {s}});
+  Layer norm = simple_layer(LayerKind::kLayerNorm);  // ConvNeXt's, over the channels
+  norm.weights.resize(2 * size_t(s.c));
+  norm.eps = 1e-6f;
+  fill_uniform(norm.weights, rng, -1.5f, 1.5f);
+  v->push_back({norm, {s}});
   Layer slice = simple_layer(LayerKind::kChannelSlice);  // ShuffleNet's split, odd offsets too
   slice.channel_begin = s.c / 3;
   slice.out_channels = std::max(1, s.c / 2);
@@ -77,7 +82,8 @@ std::vector<LayerCase> layer_cases() {
   std::vector<LayerCase> v;
   for (const Shape& s : {Shape{1, 5, 7, 9}, Shape{2, 17, 3, 1}, Shape{1, 3, 1, 1}, Shape{1, 33, 8, 8}}) {
     for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kHardSigmoid,
-                        LayerKind::kSigmoid, LayerKind::kSoftmax, LayerKind::kFlatten, LayerKind::kGlobalAvgPool})
+                        LayerKind::kSigmoid, LayerKind::kGelu, LayerKind::kSoftmax, LayerKind::kFlatten,
+                        LayerKind::kGlobalAvgPool})
       v.push_back({simple_layer(k), {s}});
     v.push_back({simple_layer(LayerKind::kAdd, 2), {s, s}});
     v.push_back({simple_layer(LayerKind::kMul, 2), {s, s}});
@@ -92,6 +98,15 @@ std::vector<LayerCase> layer_cases() {
     v.push_back({shuffle, {{2, 3 * 5 * 2, 3, 4}}});
     v.push_back({shuffle, {{1, g * 7, 1, 1}}});
     v.push_back({shuffle, {{1, g * 4, 5, 3}}});
+  }
+  // Layer norm over more positions than one of the native NCHW kernel's blocks (64), a last
+  // block part full, and ConvNeXt's widths.
+  for (const Shape& s : {Shape{1, 19, 11, 13}, Shape{2, 96, 5, 5}, Shape{1, 768, 1, 1}}) {
+    Layer norm = simple_layer(LayerKind::kLayerNorm);
+    norm.weights.resize(2 * size_t(s.c));
+    std::mt19937_64 rng(s.c);
+    fill_uniform(norm.weights, rng, -1.5f, 1.5f);
+    v.push_back({norm, {s}});
   }
   for (bool ceil : {false, true})
     for (bool inc : {false, true}) {

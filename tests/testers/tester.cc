@@ -41,7 +41,7 @@ Network small_model(const std::string& name, int size) {
   o.classes = 10;
   REQUIRE(build_zoo_model(name, o, &raw).is_ok());
   init_random_weights(raw, 3);
-  REQUIRE(fold_batch_norm(raw, &net).is_ok());
+  REQUIRE(fold_affine(raw, &net).is_ok());
   return net;
 }
 
