@@ -99,9 +99,10 @@ inline void pads_with_axes(onnx::GraphProto* g, onnx::NodeProto* pad, const std:
   pad->set_input(3, prefix + "_axes");
 }
 
-inline std::vector<int64_t> ints_attribute(onnx::NodeProto* n, const std::string& name) {
-  onnx::AttributeProto* a = find_attribute(n, name);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
+inline std::vector<int64_t> ints_attribute(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+  return {};
 }
 
 // Attributes that became inputs (Unsqueeze / Squeeze / ReduceMean axes, Slice's starts, ends
@@ -110,7 +111,7 @@ inline void attributes_to_inputs(onnx::GraphProto* g, onnx::NodeProto* n, const 
   const std::string& op = n->op_type();
   auto move_ints = [&](const std::string& name, int slot) {
     if (!find_attribute(n, name)) return;
-    *g->add_initializer() = int64_tensor(id + "_" + name, ints_attribute(n, name));
+    *g->add_initializer() = int64_tensor(id + "_" + name, ints_attribute(*n, name));
     remove_attribute(n, name);
     while (n->input_size() <= slot) n->add_input("");
     n->set_input(slot, id + "_" + name);
@@ -224,8 +225,7 @@ inline void spelt_out_to_ops(onnx::GraphProto* g, int opset) {
                                    {nodes[sub].input(0), other_input(nodes[scale], nodes[div].output(0)),
                                     other_input(nodes[shift], nodes[scale].output(0))},
                                    nodes[shift].output(0));
-      onnx::NodeProto reduce = nodes[mean];  // a copy: ints_attribute reads through a mutable node
-      add_int_attribute(&ln, "axis", ints_attribute(&reduce, "axes").at(0));
+      add_int_attribute(&ln, "axis", ints_attribute(nodes[mean], "axes").at(0));
       auto* e = ln.add_attribute();
       e->set_name("epsilon");
       e->set_type(onnx::AttributeProto::FLOAT);

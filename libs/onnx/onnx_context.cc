@@ -30,7 +30,6 @@ int norm_axis(int64_t axis, size_t rank) {
 }
 
 std::vector<int64_t> nhwc_to_nchw(const std::vector<int64_t>& d) { return {d.at(0), d.at(3), d.at(1), d.at(2)}; }
-std::vector<int64_t> nchw_to_nhwc(const std::vector<int64_t>& d) { return {d.at(0), d.at(2), d.at(3), d.at(1)}; }
 
 namespace {
 

@@ -145,8 +145,7 @@ std::vector<int64_t> clamped(std::vector<int64_t> v);
 Value make_const(std::vector<int64_t> dims, std::vector<double> v, bool is_int);
 /// Normalises a possibly negative axis for `rank`; -1 when out of range.
 int norm_axis(int64_t axis, size_t rank);
-/// 4-D dims [N, H, W, C] as [N, C, H, W], and back.
+/// 4-D dims [N, H, W, C] as [N, C, H, W].
 std::vector<int64_t> nhwc_to_nchw(const std::vector<int64_t>& nhwc);
-std::vector<int64_t> nchw_to_nhwc(const std::vector<int64_t>& nchw);
 
 }  // namespace lw::onnx_import

@@ -236,14 +236,9 @@ Status transpose(Ctx& c) {
     return Status::ok();
   }
   // ConvNeXt: to channels last around its LayerNorm and Linear layers, and back.
-  const bool plain = !x->is_const && x->plain_or_channels_last();
-  if (plain && !x->channels_last && perm == std::vector<int64_t>{0, 2, 3, 1}) {
-    v.channels_last = true;
-    c.set_output(0, v);
-    return Status::ok();
-  }
-  if (plain && x->channels_last && perm == std::vector<int64_t>{0, 3, 1, 2}) {
-    v.channels_last = false;
+  const bool to_last = perm == std::vector<int64_t>{0, 2, 3, 1}, to_first = perm == std::vector<int64_t>{0, 3, 1, 2};
+  if (!x->is_const && x->plain_or_channels_last() && (x->channels_last ? to_first : to_last)) {
+    v.channels_last = to_last;
     c.set_output(0, v);
     return Status::ok();
   }

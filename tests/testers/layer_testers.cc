@@ -51,6 +51,15 @@ std::vector<LayerCase> fc_cases() {
 
 namespace {
 
+// A layer norm over `channels` with random scales and shifts.
+Layer layer_norm_layer(int channels, float eps, std::mt19937_64& rng) {
+  Layer l = simple_layer(LayerKind::kLayerNorm);
+  l.weights.resize(2 * size_t(channels));
+  l.eps = eps;
+  fill_uniform(l.weights, rng, -1.5f, 1.5f);
+  return l;
+}
+
 // Layers with weights among the other kinds, sized for shape `s`.
 void add_weighted_cases(const Shape& s, std::vector<LayerCase>* v) {
   Layer fc = fc_layer(s, 7, true, LayerKind::kInput, uint64_t(s.c));
@@ -62,11 +71,7 @@ void add_weighted_cases(const Shape& s, std::vector<LayerCase>* v) {
   std::mt19937_64 rng(s.c);
   fill_uniform(affine.weights, rng, -1.5f, 1.5f);
   v->push_back({affine, {s}});
-  Layer norm = simple_layer(LayerKind::kLayerNorm);  // ConvNeXt's, over the channels
-  norm.weights.resize(2 * size_t(s.c));
-  norm.eps = 1e-6f;
-  fill_uniform(norm.weights, rng, -1.5f, 1.5f);
-  v->push_back({norm, {s}});
+  v->push_back({layer_norm_layer(s.c, 1e-6f, rng), {s}});  // ConvNeXt's, over the channels
   Layer slice = simple_layer(LayerKind::kChannelSlice);  // ShuffleNet's split, odd offsets too
   slice.channel_begin = s.c / 3;
   slice.out_channels = std::max(1, s.c / 2);
@@ -102,11 +107,8 @@ std::vector<LayerCase> layer_cases() {
   // Layer norm over more positions than one of the native NCHW kernel's blocks (64), a last
   // block part full, and ConvNeXt's widths.
   for (const Shape& s : {Shape{1, 19, 11, 13}, Shape{2, 96, 5, 5}, Shape{1, 768, 1, 1}}) {
-    Layer norm = simple_layer(LayerKind::kLayerNorm);
-    norm.weights.resize(2 * size_t(s.c));
     std::mt19937_64 rng(s.c);
-    fill_uniform(norm.weights, rng, -1.5f, 1.5f);
-    v.push_back({norm, {s}});
+    v.push_back({layer_norm_layer(s.c, 1e-5f, rng), {s}});
   }
   for (bool ceil : {false, true})
     for (bool inc : {false, true}) {
