@@ -70,7 +70,7 @@ void fill_impls(const Lut& lut, Problem* p) {
     p->max_depth = std::max(p->max_depth, l.depth);
     p->max_actions = std::max(p->max_actions, int(l.impls.size()));
     for (const Impl& m : l.impls) {
-      p->impl_ms.push_back(m.ok() ? m.latency_ms.median : kInf);
+      p->impl_ms.push_back(m.ok() ? m.latency_ms.cost_ms() : kInf);
       p->usable.push_back(m.ok());
       p->weights.push_back(m.memory_bytes.weights);
       p->workspace.push_back(m.memory_bytes.workspace);

@@ -107,6 +107,7 @@ void read_impl(JsonReader& r, int n_formats, Impl* m) {
   auto latency = [](LatencyStats* out, bool need) {
     return [out, need](JsonReader& l) {
       l.number("median", &out->median, 0, kAnyMs, need);
+      l.number("mean", &out->mean, 0, kAnyMs);
       l.number("min", &out->min, 0, kAnyMs);
       l.number("p90", &out->p90, 0, kAnyMs);
       l.number("cv", &out->cv, 0, kAnyMs);
@@ -333,7 +334,9 @@ Status load_lut(const std::string& path, Lut* lut) {
 namespace {
 
 json latency_json(const LatencyStats& l) {
-  return {{"median", l.median}, {"min", l.min}, {"p90", l.p90}, {"cv", l.cv}, {"runs", l.runs}};
+  json j = {{"median", l.median}, {"min", l.min}, {"p90", l.p90}, {"cv", l.cv}, {"runs", l.runs}};
+  if (l.mean > 0) j["mean"] = l.mean;  // (absent in a LUT from before it: the median plans there)
+  return j;
 }
 
 json impl_json(const Impl& m) {

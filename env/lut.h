@@ -30,6 +30,18 @@ const char* to_string(ImplStatus s);
 struct LatencyStats {
   double median = 0, min = 0, p90 = 0, cv = 0;
   int runs = 0;
+  /// The mean of the runs, those over kInterruption x the median left out (0: not recorded, a
+  /// LUT from before it). A network's latency is a sum of steps, and the median of a sum is
+  /// close to the sum of the steps' means, not of their medians, when each step's time is
+  /// skewed to the right: on a shared Zen 5 VM the steps' medians summed to 0.90-0.97 of the
+  /// network's time, their means to 0.97-1.03 (results/reference/mean-cost/).
+  double mean = 0;
+  static constexpr double kInterruption = 3;
+
+  /// The figure the cost model plans with: the mean where recorded, else the median.
+  double cost_ms() const { return mean > 0 ? mean : median; }
+  /// Every time figure times f (a speed correction, an in-network ratio).
+  void scale(double f) { median *= f, min *= f, p90 *= f, mean *= f; }
 };
 
 struct MemoryBytes {

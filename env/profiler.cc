@@ -268,8 +268,8 @@ double Profiler::inference_estimate_ms(int i, const ImplDesc& d) const {
     double best = -1;
     for (const Impl& m : lut_->layers[j].impls)
       if (m.ok() && m.threads <= d.threads && (d.dtype_in != DType::kF32 || m.dtype == DType::kF32) &&
-          (best < 0 || m.latency_ms.median < best))
-        best = m.latency_ms.median;
+          (best < 0 || m.latency_ms.cost_ms() < best))
+        best = m.latency_ms.cost_ms();
     sum += std::max(best, 0.0);
   }
   return sum;
@@ -779,9 +779,7 @@ Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which
       const double to_network = entry->latency_ms.median / entry->alone_ms->median;  // there by its own ratio
       entry->alone_ms = now;
       entry->latency_ms = now;
-      entry->latency_ms.median *= to_network;
-      entry->latency_ms.min *= to_network;
-      entry->latency_ms.p90 *= to_network;
+      entry->latency_ms.scale(to_network);
       continue;
     }
     entry->latency_ms = now;

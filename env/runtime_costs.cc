@@ -26,7 +26,7 @@ Status time_copy(const Shape& shape, const Protocol& protocol, double* ms) {
     std::memcpy(dst.data(), src.data(), src.bytes());
     return Status::ok();
   }, &stats));
-  *ms = stats.median;
+  *ms = stats.cost_ms();
   return Status::ok();
 }
 

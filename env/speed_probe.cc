@@ -199,9 +199,7 @@ Lut lut_at_speed(const Lut& lut, const std::vector<double>& now_ms) {
   auto of = [&](int threads) { return threads >= 1 && size_t(threads) <= k.size() ? k[size_t(threads - 1)] : 1.0; };
   for (LutLayer& l : r.layers)
     for (Impl& m : l.impls) {
-      LatencyStats& s = m.latency_ms;
-      const double f = of(m.threads);
-      s.median *= f, s.min *= f, s.p90 *= f;
+      m.latency_ms.scale(of(m.threads));
     }
   for (Conversion& c : r.conversions) {
     const double f = of(std::max(r.formats[size_t(c.from_format)].threads, r.formats[size_t(c.to_format)].threads));

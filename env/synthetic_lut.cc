@@ -132,9 +132,7 @@ struct Gen {
           Impl f = m;
           f.name += "_fused";
           f.fused_activation = true;
-          f.latency_ms.median *= kFusedExtra;
-          f.latency_ms.min *= kFusedExtra;
-          f.latency_ms.p90 *= kFusedExtra;
+          f.latency_ms.scale(kFusedExtra);
           ll->impls.push_back(f);
         }
       }

@@ -136,7 +136,7 @@ inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
   for (int i = 0; i < n; ++i) {
     const Impl& C = lut.layers[i].impls[a[i]];
     if (!C.ok()) return inf;
-    total += C.latency_ms.median;
+    total += C.latency_ms.cost_ms();
     const std::vector<int>& ins = lut.layers[i].inputs;
     for (int p : ins) {
       const Impl& P = lut.layers[p].impls[a[p]];

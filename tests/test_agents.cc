@@ -316,7 +316,7 @@ TEST_CASE("exact: a 24-format LUT with hundreds of impls per layer reduces in fe
         Impl x = m;
         x.in_format = rng.below(F);
         x.out_format = rng.below(2) ? x.in_format : rng.below(F);
-        x.latency_ms.median *= 0.7 + 0.6 * rng.uniform();
+        x.latency_ms.scale(0.7 + 0.6 * rng.uniform());
         wide.push_back(x);
       }
     lut.layers[i].impls = std::move(wide);

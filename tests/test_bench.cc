@@ -129,7 +129,7 @@ TEST_CASE("a recheck times the implementations again: a stale LUT's prediction i
   // prediction must come back to the real timings, the prediction itself keeps the LUT's.
   Lut stale = tiny().lut;
   for (LutLayer& l : stale.layers)
-    for (Impl& m : l.impls) m.latency_ms.median *= 10;
+    for (Impl& m : l.impls) m.latency_ms.scale(10);
   ProfileOptions recheck = testing::quick_profile_options();
   recheck.protocol.runs = recheck.protocol.max_runs = 5;  // a median that one preemption cannot move
   std::vector<BenchStep> steps, fresh_steps;
@@ -172,7 +172,7 @@ TEST_CASE("a recheck refuses what the LUT or the registry does not hold, and rep
     if (m.ok() && !target) target = &m;
   REQUIRE(target);
   const std::string name = target->name;
-  for (Impl& m : lut.layers[1].impls) m.latency_ms.median = 1e6;  // an impossible figure
+  for (Impl& m : lut.layers[1].impls) m.latency_ms.median = m.latency_ms.mean = 1e6;  // an impossible figure
   REQUIRE(remeasure_impls(net, default_registry(), o, {{1, name}}, &lut).is_ok());
   for (const Impl& m : lut.layers[1].impls) {
     CAPTURE(m.name);
@@ -342,7 +342,7 @@ TEST_CASE("opt-mixed: the deployment kept passes the floor, and a floor only f32
   testing::ProfiledNet t{tiny().net, tiny().lut};
   for (LutLayer& l : t.lut.layers)
     for (Impl& m : l.impls)
-      if (m.dtype != DType::kF32) m.latency_ms.median *= 0.01;
+      if (m.dtype != DType::kF32) m.latency_ms.scale(0.01);
   for (Conversion& c : t.lut.conversions) {
     c.chain_ms *= 0.01;
     if (c.direct_ms > 0) c.direct_ms *= 0.01;

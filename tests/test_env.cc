@@ -86,6 +86,36 @@ TEST_CASE("cost: compiled tables agree with the LUT contract on every assignment
   }
 }
 
+TEST_CASE("cost: the model plans with each implementation's mean where the LUT records one, else its median") {
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    CAPTURE(seed);
+    Lut lut = random_dag_lut(seed, 5, 3, 3);
+    int k = 0;
+    for (LutLayer& l : lut.layers)
+      for (Impl& m : l.impls)
+        if (m.ok() && ++k % 2) m.latency_ms.mean = m.latency_ms.median * (1.5 + 0.1 * (k % 7));
+    Lut back;  // (the mean survives the file; a row without one plans with its median)
+    REQUIRE(lut_from_json(lut_to_json(lut), "mem", &back).is_ok());
+    CHECK(lut_to_json(back) == lut_to_json(lut));
+    Lut no_mean = back;
+    for (LutLayer& l : no_mean.layers)
+      for (Impl& m : l.impls) m.latency_ms.mean = 0;
+    Problem p, q;
+    if (!compile_problem(back, &p).is_ok()) continue;
+    REQUIRE(compile_problem(no_mean, &q).is_ok());
+    std::vector<int> a(p.n, 0);
+    for (int i = 0; i < p.n; ++i)  // the first usable implementation of each layer
+      while (a[i] + 1 < p.actions(i) && !back.layers[i].impls[a[i]].ok()) ++a[i];
+    double extra = 0;
+    for (int i = 0; i < p.n; ++i) extra += back.layers[i].impls[a[i]].latency_ms.cost_ms() - back.layers[i].impls[a[i]].latency_ms.median;
+    const double got = predict_latency_ms(p, a);
+    if (got == kInf) continue;
+    CHECK(got == doctest::Approx(lut_latency(back, a)));
+    CHECK(got - predict_latency_ms(q, a) == doctest::Approx(extra));  // the same conversions either way
+    CHECK(extra > 0);
+  }
+}
+
 TEST_CASE("cost: peak memory follows liveness") {
   // input -> a -> b -> add(a, b): a's output stays live until the add.
   Lut lut;

@@ -495,6 +495,16 @@ TEST_CASE("measure: a give-up rule stops after the runs it saw; the median's int
   CHECK_FALSE(gave_up);
   CHECK(st.runs == 20);
 
+  // The mean the cost model plans with leaves out a run over 3x the median (an interruption).
+  const LatencyStats skewed = latency_stats({1.0, 1.0, 1.2, 1.4, 9.0});
+  CHECK(skewed.median == 1.2);
+  CHECK(skewed.mean == doctest::Approx(4.6 / 4));
+  CHECK(skewed.cost_ms() == skewed.mean);
+  CHECK(latency_stats({2.0, 2.0, 2.0}).mean == 2.0);
+  LatencyStats old;  // (a LUT row from before the mean: the median plans)
+  old.median = 0.7;
+  CHECK(old.cost_ms() == 0.7);
+
   CHECK(std::isinf(median_ci_halfwidth({1, 1, 1, 1})));
   CHECK(median_ci_halfwidth({1, 2, 2, 2, 3}) == doctest::Approx(0.5));  // n = 5: ranks 1..5
   // n = 20: ranks 6..15 (1-based), so one outlier at each end does not widen it.

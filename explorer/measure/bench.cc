@@ -180,7 +180,7 @@ double lut_ms_of(const Lut& lut, const ExecStep& s) {
   const LutLayer& l = lut.layers[s.layer];
   if (!s.conversion) {
     for (const Impl& m : l.impls)
-      if (m.name == s.name) return m.latency_ms.median;
+      if (m.name == s.name) return m.latency_ms.cost_ms();
     return -1;
   }
   std::vector<std::vector<int64_t>> shapes;  // the converted tensor's (a layer's inputs may differ: SE mul)
@@ -331,7 +331,7 @@ Lut lut_with_min_latency(const Lut& lut) {
   Lut r = lut;
   for (LutLayer& l : r.layers)
     for (Impl& m : l.impls)
-      if (m.ok() && m.latency_ms.min > 0) m.latency_ms.median = m.latency_ms.min;
+      if (m.ok() && m.latency_ms.min > 0) m.latency_ms.median = m.latency_ms.mean = m.latency_ms.min;
   return r;
 }
 

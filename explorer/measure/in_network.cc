@@ -72,7 +72,10 @@ Status plan_signature(const Lut& at_t, int t, const Signature& sig, NamedDeploym
   Lut pen = at_t;
   for (int i : placed)
     for (Impl& m : pen.layers[size_t(i)].impls)
-      if (m.ok() && !sig.contenders.count({i, m.name})) m.latency_ms.median += kAvoidMs;
+      if (m.ok() && !sig.contenders.count({i, m.name})) {
+        m.latency_ms.median += kAvoidMs;
+        if (m.latency_ms.mean > 0) m.latency_ms.mean += kAvoidMs;
+      }
   return baseline_deployment(pen, label_for(sig.dtype), t, out);
 }
 

@@ -141,8 +141,8 @@ struct Search {
       if (!m || m->dtype != dtype) continue;
       double best = kInf;
       for (const Impl& x : lut.layers[i].impls)
-        if (x.ok() && allowed(x.dtype, level_of(dtype) + 1)) best = std::min(best, x.latency_ms.median);
-      gain.push_back({best - m->latency_ms.median, int(i)});
+        if (x.ok() && allowed(x.dtype, level_of(dtype) + 1)) best = std::min(best, x.latency_ms.cost_ms());
+      gain.push_back({best - m->latency_ms.cost_ms(), int(i)});
     }
     std::stable_sort(gain.begin(), gain.end());
     std::vector<int> v;

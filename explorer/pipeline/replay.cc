@@ -93,7 +93,7 @@ std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::s
     rows[i].layer = int(i);
     rows[i].name = lut.layers[i].name;
     rows[i].impl = names[i];
-    rows[i].lut_ms = lut.layers[i].impls[a[i]].latency_ms.median;
+    rows[i].lut_ms = lut.layers[i].impls[a[i]].latency_ms.cost_ms();
   }
   for (int t = 1; t < p.n; ++t) rows[t].lut_conversion_ms = conversion_in_ms(p, a.data(), t, a[t]);
   for (size_t s = 0; s < ex.steps().size(); ++s) {
