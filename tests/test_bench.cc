@@ -292,6 +292,19 @@ TEST_CASE("planning from minima replaces every usable implementation's median by
   CHECK(changed > 0);
 }
 
+TEST_CASE("planning from medians drops the means a profiled LUT records") {
+  Lut m = lut_with_median_latency(tiny().lut);
+  int had_mean = 0;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    for (size_t k = 0; k < m.layers[i].impls.size(); ++k) {
+      const Impl &a = tiny().lut.layers[i].impls[k], &b = m.layers[i].impls[k];
+      had_mean += a.ok() && a.latency_ms.mean > 0;
+      CHECK(b.latency_ms.cost_ms() == a.latency_ms.median);
+      CHECK(b.latency_ms.median == a.latency_ms.median);
+    }
+  CHECK(had_mean > 0);  // (the profiler records them)
+}
+
 TEST_CASE("parallel_for covers every index exactly once whoever runs the worker's half") {
   // The caller takes the worker's half back when the worker has not started it (parked,
   // or kept off cpu1); either way each index runs once and nothing runs after the return.

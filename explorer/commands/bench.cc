@@ -91,8 +91,10 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
       InNetworkReport report;
       ok_or_throw(refine_and_save(net, in, path, &luts[i], &report));
     }
-    if (args.get("lut-statistic", "median") == "min") luts[i] = lut_with_min_latency(luts[i]);
-    else if (args.get("lut-statistic", "median") != "median") throw UsageError("--lut-statistic: median or min");
+    const std::string statistic = args.get("lut-statistic", "mean");
+    if (statistic == "min") luts[i] = lut_with_min_latency(luts[i]);
+    else if (statistic == "median") luts[i] = lut_with_median_latency(luts[i]);
+    else if (statistic != "mean") throw UsageError("--lut-statistic: mean, median or min");
     line.finish();
     std::fprintf(stderr, "%s %s\n", profiled ? "profiled" : "reusing", path.c_str());
     warn_if_pools_differ(luts[i], path);
@@ -114,7 +116,8 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
      << ". Native kernels' 2-thread steps on " << (native_kernels_pool() == ThreadPoolId::kNative ? "our worker" : "libgomp's team")
      << ", XNNPACK's on libgomp's team. Our cpu1 worker, woken after OpenMP steps: scheduler slice " << kWakeSliceUs << " us "
      << (wake_slice_shortened() ? "(taken)" : "(not taken: this kernel keeps its default)")
-     << ". Costs planned from the LUT's " << args.get("lut-statistic", "median") << " latencies."
+     << ". Costs planned from the LUT's " << args.get("lut-statistic", "mean") << " latencies"
+     << (args.get("lut-statistic", "mean") == "mean" ? " (medians in a LUT from before means were recorded)." : ".")
      << (args.flag("recheck") ? " Rechecked: the same cost model with every implementation a deployment uses timed again, "
                                 "alone, a share after each round (predicted vs rechecked: the machine's drift since "
                                 "profiling; rechecked vs measured: what the cost model misses)."
@@ -175,7 +178,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--models resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet]\n"
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
                "         [--calibration-method minmax|mse]\n"
-               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic median|min] [--recheck] [--near-wait 0] [--quiet]\n"
+               "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic mean|median|min] [--recheck] [--near-wait 0] [--quiet]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n"
                "         [--in-network 0]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
@@ -187,8 +190,9 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "(explorer/measure/baselines.h) and measures them end to end, round-robin over --repeats rounds;\n"
                "reports medians, speed-ups vs ref-fp32 and vs the best single library, the LUT's\n"
                "prediction, conversion time and executor overhead. --steps writes every step's median\n"
-               "beside the LUT's figure for it. --lut-statistic min plans from each implementation's\n"
-               "minimum instead of its median (more robust on a loaded machine). --recheck times every\n"
+               "beside the LUT's figure for it. --lut-statistic median plans from each implementation's\n"
+               "median instead of its mean (as before means were recorded), min from its minimum (more\n"
+               "robust on a loaded machine). --recheck times every\n"
                "implementation the deployments use again, a share after each round, and predicts with those figures\n"
                "too (column rechecked; an implementation timed in the network is timed alone and carried\n"
                "by its own network / alone ratio): it tells the machine's drift since profiling from the cost\n"

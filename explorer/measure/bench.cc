@@ -335,6 +335,13 @@ Lut lut_with_min_latency(const Lut& lut) {
   return r;
 }
 
+Lut lut_with_median_latency(const Lut& lut) {
+  Lut r = lut;
+  for (LutLayer& l : r.layers)
+    for (Impl& m : l.impls) m.latency_ms.mean = 0;
+  return r;
+}
+
 Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& reg) {
   Lut r = restrict_lut(lut, [&](const LutLayer&, const Impl& m) { return m.threads <= max_threads; });
   drop_converters_above(reg, max_threads, &r);

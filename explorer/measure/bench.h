@@ -135,6 +135,10 @@ Lut cap_lut_threads(const Lut& lut, int max_threads, const Registry& registry);
 /// undisturbed latency better than the median, and the search stops chasing noise.
 Lut lut_with_min_latency(const Lut& lut);
 
+/// The LUT planned on medians, as before means were recorded (bench --lut-statistic median:
+/// the A/B of results/reference/mean-cost/).
+Lut lut_with_median_latency(const Lut& lut);
+
 /// Plans every deployment of `net` under thread cap `max_threads` and measures them
 /// interleaved; appends one row per label (unsupported ones with their reason) and the
 /// per-step figures of every measured deployment.
