@@ -1,6 +1,7 @@
 // Internal to libs/native: the common state of the non-conv layer primitives (geometry,
 // input shapes, bound pointers) and their registration (NCHW and NHWC f32, every thread set).
 #pragma once
+#include <initializer_list>
 #include <memory>
 
 #include "libs/native/kernels.h"
@@ -51,8 +52,9 @@ struct KindFactory {
 };
 
 Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape>& in);
-/// Adds native NCHW and NHWC f32 implementations of `kind` at every thread set.
-void register_layer_kind(Registry& r, LayerKind kind, CreateFn create);
+/// Adds native f32 implementations of `kind` in each of `layouts` at every thread set.
+void register_layer_kind(Registry& r, LayerKind kind, CreateFn create,
+                         std::initializer_list<Layout> layouts = {Layout::kNCHW, Layout::kNHWC});
 
 /// Affine, layer norm, channel shuffle and channel slice (layers_channel.cc).
 void register_channel_layers(Registry& r);

@@ -230,8 +230,8 @@ Status supports_layer(const ImplDesc& d, const Layer& l, const std::vector<Shape
   return infer_layer_shape(l, in, &out);
 }
 
-void register_layer_kind(Registry& r, LayerKind kind, CreateFn create) {
-  for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
+void register_layer_kind(Registry& r, LayerKind kind, CreateFn create, std::initializer_list<Layout> layouts) {
+  for (Layout layout : layouts)
     for (int t : kThreadSets) {
       ImplDesc d;
       d.op = kind;

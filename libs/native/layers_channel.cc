@@ -1,6 +1,7 @@
 // Native layers that move or scale whole channels, NCHW and NHWC f32: per-channel affine
-// (an unfoldable BatchNorm), layer norm over the channels (ConvNeXt), channel shuffle and
-// channel slice (ShuffleNet's split).
+// (an unfoldable BatchNorm), layer norm over the channels (ConvNeXt; also nChw16c / nChw8c,
+// so that it sits between oneDNN's blocked convolutions without conversions), channel
+// shuffle and channel slice (ShuffleNet's split).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -45,17 +46,21 @@ class Affine : public LayerPrim {
 
 // (x - mean) / sqrt(var + eps) * scale + shift over the C channels of each position. NHWC
 // reads a position's channels as one row; NCHW walks the channel planes for a block of
-// positions at a time, so every read is contiguous in both. Every position is read whole
-// before it is written: in place is safe.
+// positions at a time, nChw<b>c its channel blocks (b channels of one position contiguous),
+// so every read is contiguous in all of them. Every position is read whole before it is
+// written: in place is safe.
 class LayerNorm : public LayerPrim {
  public:
-  explicit LayerNorm(const PrimitiveArgs& a) : LayerPrim(a), p_(a.layer->weights), eps_(a.layer->eps) {
+  explicit LayerNorm(const PrimitiveArgs& a)
+      : LayerPrim(a), p_(a.layer->weights), eps_(a.layer->eps), block_(layout_block(a.desc.layout_in)) {
     weight_bytes_ = p_.size() * sizeof(float);
   }
   bool can_run_in_place() const override { return true; }
   Status run() override {
     const Shape& s = out_shape_;
     const int64_t hw = int64_t(s.h) * s.w;
+    if (block_ == 16) return run_blocked<16>();
+    if (block_ == 8) return run_blocked<8>();
     if (nhwc_) {
       parallel_for(threads_, s.n * hw, 16, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) normalise_row(x_[0] + p * s.c, y_ + p * s.c, s.c);
@@ -75,6 +80,60 @@ class LayerNorm : public LayerPrim {
 
  private:
   static constexpr int64_t kBlock = 64;
+
+  template <int B>
+  Status run_blocked() {
+    const Shape& s = out_shape_;
+    const int64_t hw = int64_t(s.h) * s.w, blocks = (hw + kBlock - 1) / kBlock;
+    parallel_for(threads_, s.n * blocks, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t n = b / blocks, q0 = b % blocks * kBlock;
+        const int64_t off = (n * ((s.c + B - 1) / B) * hw + q0) * B;
+        normalise_blocked<B>(x_[0] + off, y_ + off, s.c, hw, std::min(kBlock, hw - q0));
+      }
+    });
+    return Status::ok();
+  }
+
+  // `len` positions of nChw<B>c starting at x (channel block stride hw * B). The padding
+  // channels of the last block are left out of the statistics and written as zeros, as
+  // oneDNN's blocked outputs keep them.
+  template <int B>
+  void normalise_blocked(const float* x, float* y, int C, int64_t hw, int64_t len) const {
+    const int blocks = (C + B - 1) / B;
+    const int64_t stride = hw * B;
+    float mean[kBlock] = {}, var[kBlock] = {};
+    for (int cb = 0; cb < blocks; ++cb) {
+      const int lanes = std::min(B, C - cb * B);
+      for (int64_t q = 0; q < len; ++q) {
+        const float* v = x + cb * stride + q * B;
+        float sum = 0;
+        for (int l = 0; l < lanes; ++l) sum += v[l];
+        mean[q] += sum;
+      }
+    }
+    for (int64_t q = 0; q < len; ++q) mean[q] /= float(C);
+    for (int cb = 0; cb < blocks; ++cb) {
+      const int lanes = std::min(B, C - cb * B);
+      for (int64_t q = 0; q < len; ++q) {
+        const float* v = x + cb * stride + q * B;
+        float sum = 0;
+        for (int l = 0; l < lanes; ++l) sum += (v[l] - mean[q]) * (v[l] - mean[q]);
+        var[q] += sum;
+      }
+    }
+    for (int64_t q = 0; q < len; ++q) var[q] = 1.f / std::sqrt(var[q] / float(C) + eps_);  // now 1 / stddev
+    for (int cb = 0; cb < blocks; ++cb) {
+      const int lanes = std::min(B, C - cb * B);
+      const float *scale = p_.data() + cb * B, *shift = p_.data() + C + cb * B;
+      for (int64_t q = 0; q < len; ++q) {
+        const float* v = x + cb * stride + q * B;
+        float* w = y + cb * stride + q * B;
+        for (int l = 0; l < lanes; ++l) w[l] = (v[l] - mean[q]) * var[q] * scale[l] + shift[l];
+        for (int l = lanes; l < B; ++l) w[l] = 0;
+      }
+    }
+  }
 
   void normalise_row(const float* x, float* y, int C) const {
     float mean = 0, var = 0;
@@ -103,6 +162,7 @@ class LayerNorm : public LayerPrim {
 
   std::vector<float> p_;
   float eps_;
+  int block_;  // 1: NCHW / NHWC
 };
 
 // Output channel dst(c) of input channel c; NCHW copies planes, NHWC gathers per pixel.
@@ -145,7 +205,8 @@ class ChannelMove : public LayerPrim {
 
 void register_channel_layers(Registry& r) {
   register_layer_kind(r, LayerKind::kAffine, make<Affine>);
-  register_layer_kind(r, LayerKind::kLayerNorm, make<LayerNorm>);
+  register_layer_kind(r, LayerKind::kLayerNorm, make<LayerNorm>,
+                      {Layout::kNCHW, Layout::kNHWC, Layout::kNCHW16C, Layout::kNCHW8C});
   register_layer_kind(r, LayerKind::kChannelShuffle, make<ChannelMove>);
   register_layer_kind(r, LayerKind::kChannelSlice, make<ChannelMove>);
 }

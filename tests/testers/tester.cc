@@ -221,6 +221,23 @@ class GuardedOutput {
   }
   size_t bytes() const { return bytes_; }
   Tensor& tensor() { return out_; }
+  // Elements of a blocked f32 / bf16 output's padding channels that are not +0: a consumer
+  // multiplies them by its zero-padded weights, and a poison NaN times 0 is NaN.
+  int64_t nonzero_padding() const {
+    const Shape& s = out_.shape();
+    const int b = layout_block(out_.layout()), blocks = (s.c + b - 1) / b;
+    const size_t elt = out_.dtype() == DType::kBF16 ? 2 : 4;
+    const auto* p = static_cast<const unsigned char*>(backing_.data());
+    const int64_t hw = int64_t(s.h) * s.w;
+    int64_t bad = 0;
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t q = 0; q < hw; ++q)
+        for (int l = s.c - (blocks - 1) * b; l < b; ++l) {
+          const size_t at = size_t(((n * blocks + blocks - 1) * hw + q) * b + l) * elt;
+          bad += std::any_of(p + at, p + at + elt, [](unsigned char x) { return x != 0; });
+        }
+    return bad;
+  }
 
  private:
   unsigned char* base() { return static_cast<unsigned char*>(backing_.data()); }
@@ -247,6 +264,10 @@ double setup_and_run(Primitive& p, const ImplDesc& d, Prepared& c, int runs, con
     REQUIRE_MESSAGE(s.is_ok(), s.message());
     INFO("run ", k + 1, " wrote ", out.overrun(), " bytes past its ", out.bytes(), "-byte output");
     CHECK(out.overrun() == 0);
+    if (layout_block(d.layout_out) > 1 && d.dtype_out != DType::kI8) {
+      INFO("run ", k + 1, " left ", out.nonzero_padding(), " padding channel elements of its blocked output nonzero");
+      CHECK(out.nonzero_padding() == 0);
+    }
     worst = std::max(worst, output_error(out.tensor(), c.want));
   }
   return worst;
