@@ -97,39 +97,37 @@ class LayerNorm : public LayerPrim {
 
   // `len` positions of nChw<B>c starting at x (channel block stride hw * B). The padding
   // channels of the last block are left out of the statistics and written as zeros, as
-  // oneDNN's blocked outputs keep them.
+  // oneDNN's blocked outputs keep them. Sums run lane-wise over the blocks (one vector per
+  // position) and are reduced once: a per-block scalar reduction did not vectorise.
   template <int B>
   void normalise_blocked(const float* x, float* y, int C, int64_t hw, int64_t len) const {
-    const int blocks = (C + B - 1) / B;
+    const int blocks = (C + B - 1) / B, tail = C - (blocks - 1) * B;
     const int64_t stride = hw * B;
-    float mean[kBlock] = {}, var[kBlock] = {};
-    for (int cb = 0; cb < blocks; ++cb) {
-      const int lanes = std::min(B, C - cb * B);
-      for (int64_t q = 0; q < len; ++q) {
-        const float* v = x + cb * stride + q * B;
-        float sum = 0;
-        for (int l = 0; l < lanes; ++l) sum += v[l];
-        mean[q] += sum;
-      }
+    float mean[kBlock], inv[kBlock];
+    for (int64_t q = 0; q < len; ++q) {
+      const float* v = x + q * B;
+      float s1[B] = {}, s2[B] = {};
+      for (int cb = 0; cb + 1 < blocks; ++cb)
+        for (int l = 0; l < B; ++l) s1[l] += v[cb * stride + l];
+      for (int l = 0; l < tail; ++l) s1[l] += v[(blocks - 1) * stride + l];
+      float m = 0;
+      for (int l = 0; l < B; ++l) m += s1[l];
+      m /= float(C);
+      for (int cb = 0; cb + 1 < blocks; ++cb)
+        for (int l = 0; l < B; ++l) s2[l] += (v[cb * stride + l] - m) * (v[cb * stride + l] - m);
+      for (int l = 0; l < tail; ++l) s2[l] += (v[(blocks - 1) * stride + l] - m) * (v[(blocks - 1) * stride + l] - m);
+      float var = 0;
+      for (int l = 0; l < B; ++l) var += s2[l];
+      mean[q] = m;
+      inv[q] = 1.f / std::sqrt(var / float(C) + eps_);
     }
-    for (int64_t q = 0; q < len; ++q) mean[q] /= float(C);
     for (int cb = 0; cb < blocks; ++cb) {
-      const int lanes = std::min(B, C - cb * B);
-      for (int64_t q = 0; q < len; ++q) {
-        const float* v = x + cb * stride + q * B;
-        float sum = 0;
-        for (int l = 0; l < lanes; ++l) sum += (v[l] - mean[q]) * (v[l] - mean[q]);
-        var[q] += sum;
-      }
-    }
-    for (int64_t q = 0; q < len; ++q) var[q] = 1.f / std::sqrt(var[q] / float(C) + eps_);  // now 1 / stddev
-    for (int cb = 0; cb < blocks; ++cb) {
-      const int lanes = std::min(B, C - cb * B);
+      const int lanes = cb + 1 < blocks ? B : tail;
       const float *scale = p_.data() + cb * B, *shift = p_.data() + C + cb * B;
       for (int64_t q = 0; q < len; ++q) {
         const float* v = x + cb * stride + q * B;
         float* w = y + cb * stride + q * B;
-        for (int l = 0; l < lanes; ++l) w[l] = (v[l] - mean[q]) * var[q] * scale[l] + shift[l];
+        for (int l = 0; l < lanes; ++l) w[l] = (v[l] - mean[q]) * inv[q] * scale[l] + shift[l];
         for (int l = lanes; l < B; ++l) w[l] = 0;
       }
     }
