@@ -70,6 +70,9 @@ void warn_if_pools_differ(const Lut& lut, const std::string& path) {
   note("xnnpack_on", ThreadPoolId::kXnnpack, thread_pool_of(Library::kXnnpack, 2), "XNNPACK's 2-thread steps", "");
 }
 
+// Which of its figures the LUT plans with (--lut-statistic): the mean by default.
+std::string lut_statistic(const Args& args) { return args.get("lut-statistic", "mean"); }
+
 // Loads or profiles the LUT of every model first, so that no measurement runs beside profiling.
 std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, ProgressLine& line) {
   ProfileOptions po = profile_options(args);
@@ -91,7 +94,7 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
       InNetworkReport report;
       ok_or_throw(refine_and_save(net, in, path, &luts[i], &report));
     }
-    const std::string statistic = args.get("lut-statistic", "mean");
+    const std::string statistic = lut_statistic(args);
     if (statistic == "min") luts[i] = lut_with_min_latency(luts[i]);
     else if (statistic == "median") luts[i] = lut_with_median_latency(luts[i]);
     else if (statistic != "mean") throw UsageError("--lut-statistic: mean, median or min");
@@ -116,8 +119,8 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
      << ". Native kernels' 2-thread steps on " << (native_kernels_pool() == ThreadPoolId::kNative ? "our worker" : "libgomp's team")
      << ", XNNPACK's on libgomp's team. Our cpu1 worker, woken after OpenMP steps: scheduler slice " << kWakeSliceUs << " us "
      << (wake_slice_shortened() ? "(taken)" : "(not taken: this kernel keeps its default)")
-     << ". Costs planned from the LUT's " << args.get("lut-statistic", "mean") << " latencies"
-     << (args.get("lut-statistic", "mean") == "mean" ? " (medians in a LUT from before means were recorded)." : ".")
+     << ". Costs planned from the LUT's " << lut_statistic(args) << " latencies"
+     << (lut_statistic(args) == "mean" ? " (medians in a LUT from before means were recorded)." : ".")
      << (args.flag("recheck") ? " Rechecked: the same cost model with every implementation a deployment uses timed again, "
                                 "alone, a share after each round (predicted vs rechecked: the machine's drift since "
                                 "profiling; rechecked vs measured: what the cost model misses)."
