@@ -60,6 +60,12 @@ TEST_CASE("unknown commands, models and options exit 2") {
   CHECK(r.err.find("unknown zoo model") != std::string::npos);
   CHECK(run("models --bogus").code == 2);
   CHECK(run("infer").code == 2);
+  // An unknown statistic is refused before any LUT is profiled into the directory.
+  const fs::path luts = scratch_dir("lw_cli_bench");
+  r = run("bench --lut-dir " + luts.string() + " --models squeezenet1_1 --lut-statistic mode --quiet");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--lut-statistic: mean, median or min") != std::string::npos);
+  CHECK(fs::is_empty(luts));
 }
 
 TEST_CASE("infer runs a small network end to end") {

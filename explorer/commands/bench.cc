@@ -75,6 +75,9 @@ std::string lut_statistic(const Args& args) { return args.get("lut-statistic", "
 
 // Loads or profiles the LUT of every model first, so that no measurement runs beside profiling.
 std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, ProgressLine& line) {
+  const std::string statistic = lut_statistic(args);  // (refused before any profile runs)
+  if (statistic != "mean" && statistic != "median" && statistic != "min")
+    throw UsageError("--lut-statistic: mean, median or min");
   ProfileOptions po = profile_options(args);
   std::vector<Lut> luts(nets.size());
   for (size_t i = 0; i < nets.size(); ++i) {
@@ -94,10 +97,8 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
       InNetworkReport report;
       ok_or_throw(refine_and_save(net, in, path, &luts[i], &report));
     }
-    const std::string statistic = lut_statistic(args);
     if (statistic == "min") luts[i] = lut_with_min_latency(luts[i]);
     else if (statistic == "median") luts[i] = lut_with_median_latency(luts[i]);
-    else if (statistic != "mean") throw UsageError("--lut-statistic: mean, median or min");
     line.finish();
     std::fprintf(stderr, "%s %s\n", profiled ? "profiled" : "reusing", path.c_str());
     warn_if_pools_differ(luts[i], path);
