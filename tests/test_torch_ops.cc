@@ -46,6 +46,27 @@ TEST_CASE("torch conv2d f32 (default and onednn, NCHW and channels-last) on awkw
   CHECK(torch_ops::prepacked_output_copies() == 0);
 }
 
+TEST_CASE("torch fused f32 conv + GELU (ConvNeXt's expanding 1x1 conv) on awkward shapes; int8 refuses it") {
+  auto shapes = conv_shapes(6, 23, false);
+  shapes.push_back(ConvTester().input(1, 19, 7, 5).out_channels(76).kernel(1));  // 4x expansion, C off 16
+  for (ConvTester& t : shapes) t.activation(LayerKind::kGelu);
+  std::vector<ImplDesc> f32, int8;
+  for (const ImplDesc& d : conv_descriptors(DType::kF32))
+    if (d.fused_activation) f32.push_back(d);
+  for (const ImplDesc& d : conv_descriptors(DType::kI8))
+    if (d.fused_activation) int8.push_back(d);
+  REQUIRE(f32.size() == 8);
+  const auto ran = test_convs(registry(), f32, shapes);  // at::gelu_ (erf) after the conv, vs the reference
+  for (size_t i = 0; i < f32.size(); ++i) {
+    INFO(f32[i].name());
+    CHECK(ran[i].supported == int(shapes.size()));
+  }
+  for (const ImplDesc& d : int8) {
+    INFO(d.name());
+    CHECK(registry().supports(d, shapes[0].layer(), {shapes[0].input_shape()}).code() == StatusCode::kUnsupported);
+  }
+}
+
 TEST_CASE("torch conv2d int8 through QNNPACK and oneDNN, per-tensor and per-channel weights") {
   const auto shapes = conv_shapes(20, 29, false);
   const auto descs = conv_descriptors(DType::kI8);

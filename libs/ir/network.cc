@@ -58,6 +58,8 @@ bool is_activation(LayerKind k) {
          k == LayerKind::kHardSigmoid || k == LayerKind::kSigmoid;
 }
 
+bool conv_can_absorb(LayerKind k) { return is_activation(k) || k == LayerKind::kGelu; }
+
 int Network::find(const std::string& layer_name) const {
   for (size_t i = 0; i < layers.size(); ++i)
     if (layers[i].name == layer_name) return int(i);

@@ -28,6 +28,10 @@ constexpr int kNumLayerKinds = 0
 const char* to_string(LayerKind k);
 std::optional<LayerKind> parse_layer_kind(const std::string& s);
 bool is_activation(LayerKind k);  // relu, relu6, hardswish, hardsigmoid, sigmoid
+/// What a conv may absorb after it at run time (libs/ops/registry.h runtime_fusion): the
+/// activations and GELU (ConvNeXt's, after its expanding 1x1 conv). Each backend's fused
+/// conv says which of them it computes; the rest are `unsupported` there.
+bool conv_can_absorb(LayerKind k);
 
 /// Window geometry shared by conv2d and pooling. Padding may be asymmetric.
 struct Window {

@@ -14,7 +14,8 @@ Status supports_f32_conv(const ImplDesc& d, const Layer& l, const std::vector<Sh
     return invalid_argument("channels not divisible by groups");
   if (int64_t(l.weights.size()) != weight_count(l, in)) return invalid_argument("weights missing or of the wrong size");
   if (d.fused_activation && l.fused_activation != LayerKind::kInput && !is_activation(l.fused_activation))
-    return invalid_argument("fused activation is not an activation");
+    return unsupported(std::string("native convs fuse relu, relu6, hardswish, hardsigmoid or sigmoid, not ") +
+                       to_string(l.fused_activation));
   return Status::ok();
 }
 

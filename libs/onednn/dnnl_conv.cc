@@ -31,6 +31,7 @@ Status append_activation(LayerKind act, DType dtype, QuantParams out_q, dnnl::po
       po->append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
       break;
     case LayerKind::kSigmoid: po->append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f); break;
+    case LayerKind::kGelu: po->append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f); break;
     default: return unsupported(std::string("no post-op for ") + to_string(act));
   }
   return Status::ok();

@@ -37,7 +37,7 @@ RuntimeFusion runtime_fusion(const Network& net, int i) {
   const int j = only_consumer(cons, i);
   if (j < 0) return f;
   const Layer& c = net.layers[j];
-  if (is_activation(c.kind)) {
+  if (conv_can_absorb(c.kind)) {
     f.activation = c.kind;
     f.activation_layer = j;
     return f;
@@ -51,7 +51,7 @@ RuntimeFusion runtime_fusion(const Network& net, int i) {
   const int k = only_consumer(cons, j);
   if (c.fused_activation != LayerKind::kInput) {
     f.activation = c.fused_activation;
-  } else if (k >= 0 && is_activation(net.layers[k].kind)) {
+  } else if (k >= 0 && conv_can_absorb(net.layers[k].kind)) {
     f.activation = net.layers[k].kind;
     f.activation_layer = k;
   }
@@ -65,7 +65,7 @@ int absorber_of(const Network& net, int j) {
     const int p = std::max(l.inputs[0], l.inputs[1]);
     return runtime_fusion(net, p).add == j ? p : -1;
   }
-  if (!is_activation(l.kind)) return -1;
+  if (!conv_can_absorb(l.kind)) return -1;
   const int p = l.inputs[0];
   if (net.layers[p].kind == LayerKind::kConv2d) return runtime_fusion(net, p).activation_layer == j ? p : -1;
   const int conv = net.layers[p].kind == LayerKind::kAdd ? absorber_of(net, p) : -1;

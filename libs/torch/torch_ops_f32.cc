@@ -42,6 +42,7 @@ void apply_activation_(at::Tensor& y, LayerKind act) {
     case LayerKind::kHardSwish: at::hardswish_(y); break;
     case LayerKind::kHardSigmoid: at::hardsigmoid_(y); break;
     case LayerKind::kSigmoid: at::sigmoid_(y); break;
+    case LayerKind::kGelu: at::gelu_(y); break;  // the exact (erf) form, as the layer
     default: break;
   }
 }
