@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "env/cost.h"
@@ -9,6 +10,7 @@
 #include "env/lut.h"
 #include "env/synthetic_lut.h"
 #include "tests/lut_fixtures.h"
+#include "tests/scratch_dir.h"
 
 using namespace lw;
 using namespace lw::testing;
@@ -64,6 +66,21 @@ TEST_CASE("lut: save is atomic and loads back") {
   REQUIRE(load_lut(path, &b).is_ok());
   CHECK(lut_to_json(a) == lut_to_json(b));
   std::remove(path.c_str());
+}
+
+TEST_CASE("lut: save creates the folders on its path; a path through a file is a one-line error naming it") {
+  const std::filesystem::path d = lw::testing::scratch_dir("test_env_dirs");
+  Lut a = random_dag_lut(3, 4, 2, 2), b;
+  const std::string nested = (d / "runs" / "today" / "lut.json").string();
+  REQUIRE(save_lut(a, nested).is_ok());
+  REQUIRE(load_lut(nested, &b).is_ok());
+  CHECK(lut_to_json(a) == lut_to_json(b));
+  REQUIRE(save_lut(a, (d / "file").string()).is_ok());
+  const Status s = save_lut(a, (d / "file" / "lut.json").string());
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find((d / "file").string()) != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+  std::filesystem::remove_all(d);
 }
 
 TEST_CASE("cost: compiled tables agree with the LUT contract on every assignment") {

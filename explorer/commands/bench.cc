@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +18,7 @@
 #include "explorer/commands/model_arg.h"
 #include "explorer/commands/stage_args.h"
 #include "explorer/cli/progress.h"
+#include "libs/core/files.h"
 #include "libs/exec/backends.h"
 #include "libs/ops/thread_pool.h"
 
@@ -28,11 +28,6 @@ namespace {
 constexpr const char* kDefaultModels = "resnet50,mobilenetv2,mobilenetv3_large,squeezenet1_1,googlenet";
 
 volatile std::sig_atomic_t g_interrupted = 0;
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!(f << text)) throw UsageError("cannot write " + path);
-}
 
 ProfileOptions profile_options(const Args& args) {
   ProfileOptions o;
@@ -171,9 +166,9 @@ int run_bench(const std::vector<std::string>& argv) {
   fill_speedups(&rows);
   std::string md = bench_markdown(rows, preamble(args, luts, load_start));
   std::printf("%s", md.c_str());
-  write_file(args.get("out", "bench.csv"), bench_csv(rows));
-  if (args.has("md")) write_file(args.get("md"), md);
-  if (args.has("steps")) write_file(args.get("steps"), bench_steps_csv(steps));
+  ok_or_throw(write_file_atomic(args.get("out", "bench.csv"), bench_csv(rows)));
+  if (args.has("md")) ok_or_throw(write_file_atomic(args.get("md"), md));
+  if (args.has("steps")) ok_or_throw(write_file_atomic(args.get("steps"), bench_steps_csv(steps)));
   return 0;
 }
 

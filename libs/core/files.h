@@ -11,7 +11,9 @@
 namespace lw {
 
 Status read_file(const std::string& path, std::string* data);
-/// Writes `data` to `path` via a temporary file and rename.
+/// Writes `data` to `path` via a temporary file and rename, creating the folders on the path
+/// that do not exist yet (a results path a user names, `--out runs/today/lut.json`, is written
+/// where it says instead of failing after the minutes of work it holds).
 Status write_file_atomic(const std::string& path, const std::string& data);
 /// Creates `dir` and its parents (no error when it exists).
 Status make_dirs(const std::string& dir);
