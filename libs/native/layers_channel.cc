@@ -133,11 +133,23 @@ class LayerNorm : public LayerPrim {
     }
   }
 
+  // One NHWC position. Sums run in kLanes partial sums (a strict-FP scalar sum does not
+  // vectorise: ConvNeXt's first LayerNorm took 0.52 ms so, against NCHW's 0.20).
   void normalise_row(const float* x, float* y, int C) const {
-    float mean = 0, var = 0;
-    for (int c = 0; c < C; ++c) mean += x[c];
+    constexpr int kLanes = 16;
+    const int body = C / kLanes * kLanes;
+    float s1[kLanes] = {}, s2[kLanes] = {};
+    for (int c = 0; c < body; c += kLanes)
+      for (int l = 0; l < kLanes; ++l) s1[l] += x[c + l];
+    float mean = 0;
+    for (int l = 0; l < kLanes; ++l) mean += s1[l];
+    for (int c = body; c < C; ++c) mean += x[c];
     mean /= float(C);
-    for (int c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+    for (int c = 0; c < body; c += kLanes)
+      for (int l = 0; l < kLanes; ++l) s2[l] += (x[c + l] - mean) * (x[c + l] - mean);
+    float var = 0;
+    for (int l = 0; l < kLanes; ++l) var += s2[l];
+    for (int c = body; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
     const float inv = 1.f / std::sqrt(var / float(C) + eps_);
     const float *scale = p_.data(), *shift = p_.data() + C;
     for (int c = 0; c < C; ++c) y[c] = (x[c] - mean) * inv * scale[c] + shift[c];
