@@ -21,7 +21,8 @@ Status read_file(const std::string& path, std::string* data) {
 
 Status write_file_atomic(const std::string& path, const std::string& data) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty() && !std::filesystem::exists(parent)) LW_RETURN_IF_ERROR(make_dirs(parent.string()));
+  std::error_code ec;  // (exists' throwing form would let an exception out of libs/)
+  if (!parent.empty() && !std::filesystem::exists(parent, ec)) LW_RETURN_IF_ERROR(make_dirs(parent.string()));
   std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return io_error(path + ": cannot write (" + std::strerror(errno) + ")");

@@ -134,7 +134,7 @@ class LayerNorm : public LayerPrim {
   }
 
   // One NHWC position. Sums run in kLanes partial sums (a strict-FP scalar sum does not
-  // vectorise: ConvNeXt's first LayerNorm took 0.52 ms so, against NCHW's 0.20).
+  // vectorise: ConvNeXt's first LayerNorm took 0.44-0.52 ms so, 0.19 now, NCHW 0.12-0.20).
   void normalise_row(const float* x, float* y, int C) const {
     constexpr int kLanes = 16;
     const int body = C / kLanes * kLanes;
