@@ -24,6 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::fwrite(data, 1, size, f);
   std::fclose(f);
   lw::Network net;
-  lw::import_onnx(path, &net);
+  (void)lw::import_onnx(path, &net);  // any status is fine; only a crash or a sanitizer report fails
   return 0;
 }

@@ -42,6 +42,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::memcpy(&bytes[12], &hash, 8);
   }
   lw::Network net = g_net;
-  lw::weights_from_bytes(bytes, "fuzz.weights", &net);
+  (void)lw::weights_from_bytes(bytes, "fuzz.weights", &net);  // any status is fine; only a crash or a sanitizer report fails
   return 0;
 }
