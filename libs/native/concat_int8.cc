@@ -120,6 +120,7 @@ void register_int8_layers(Registry& r) {
       d.threads = t;
       r.add({d, supports_concat_int8, create_concat_int8});
     }
+  register_activations_int8(r);
 }
 
 }  // namespace lw::native

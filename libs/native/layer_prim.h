@@ -58,7 +58,9 @@ void register_layer_kind(Registry& r, LayerKind kind, CreateFn create,
 
 /// Affine, layer norm, channel shuffle and channel slice (layers_channel.cc).
 void register_channel_layers(Registry& r);
-/// int8 concat, NCHW and NHWC (concat_int8.cc).
+/// int8 concat, NCHW and NHWC (concat_int8.cc), and the int8 activations.
 void register_int8_layers(Registry& r);
+/// int8 activations through a 256-entry table, NCHW and NHWC (activation_int8.cc).
+void register_activations_int8(Registry& r);
 
 }  // namespace lw::native
