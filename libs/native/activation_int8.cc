@@ -3,8 +3,6 @@
 // output's, so an int8 deployment keeps a standalone activation in int8 instead of
 // dequantising, applying it in f32 and quantising again (two conversions per activation:
 // ConvNeXt's GELUs between int8 convs, MobileNetV3's hardswish where no conv absorbs it).
-#include <immintrin.h>
-
 #include <array>
 #include <cmath>
 
@@ -14,6 +12,11 @@
 #include "libs/quant/quant.h"
 
 namespace lw::native {
+
+void lookup_scalar(const int8_t* table, const int8_t* x, int8_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = table[int(x[i]) - kInt8Min];
+}
+
 namespace {
 
 // f in float as the f32 layers compute it; GELU in double (the table is built once).
@@ -22,28 +25,6 @@ float activate(LayerKind k, float x) {
   float y = x;
   with_activation(k, [&](auto f) { y = f(x); });
   return y;
-}
-
-void lookup_scalar(const int8_t* table, const int8_t* x, int8_t* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = table[int(x[i]) - kInt8Min];
-}
-
-// 64 lookups per step: two 128-entry halves of the table by vpermi2b, the index's top bit
-// picking the half. The scalar loop took ConvNeXt's first GELU (1.2 M elements) 0.92 ms,
-// slower than the f32 one it would replace (0.51 ms over 4x the bytes). Compiled for
-// AVX512-VBMI here and called only where the CPU has it (the build stays portable).
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookup_vbmi(const int8_t* table, const int8_t* x, int8_t* y,
-                                                                        int64_t n) {
-  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
-  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
-  const __m512i flip = _mm512_set1_epi8(char(0x80));  // q -> q + 128, the table index
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const __m512i idx = _mm512_xor_si512(_mm512_loadu_si512(x + i), flip);
-    const __m512i low = _mm512_permutex2var_epi8(t0, idx, t1), high = _mm512_permutex2var_epi8(t2, idx, t3);
-    _mm512_storeu_si512(y + i, _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high));
-  }
-  lookup_scalar(table, x + i, y + i, n - i);
 }
 
 class ActivationInt8 : public Primitive {
