@@ -88,17 +88,7 @@ Status create_activation_int8(const PrimitiveArgs& a, std::unique_ptr<Primitive>
 void register_activations_int8(Registry& r) {
   for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kHardSigmoid,
                       LayerKind::kSigmoid, LayerKind::kGelu})
-    for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
-      for (int t : kThreadSets) {
-        ImplDesc d;
-        d.op = k;
-        d.library = Library::kNative;
-        d.algorithm = Algorithm::kDefault;
-        d.dtype_in = d.dtype_out = DType::kI8;
-        d.layout_in = d.layout_out = layout;
-        d.threads = t;
-        r.add({d, supports_activation_int8, create_activation_int8});
-      }
+    register_int8_kind(r, k, supports_activation_int8, create_activation_int8);
 }
 
 }  // namespace lw::native

@@ -108,18 +108,22 @@ Status create_concat_int8(const PrimitiveArgs& a, std::unique_ptr<Primitive>* ou
 
 }  // namespace
 
-void register_int8_layers(Registry& r) {
+void register_int8_kind(Registry& r, LayerKind kind, SupportsFn supports, CreateFn create) {
   for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
     for (int t : kThreadSets) {
       ImplDesc d;
-      d.op = LayerKind::kConcat;
+      d.op = kind;
       d.library = Library::kNative;
       d.algorithm = Algorithm::kDefault;
       d.dtype_in = d.dtype_out = DType::kI8;
       d.layout_in = d.layout_out = layout;
       d.threads = t;
-      r.add({d, supports_concat_int8, create_concat_int8});
+      r.add({d, supports, create});
     }
+}
+
+void register_int8_layers(Registry& r) {
+  register_int8_kind(r, LayerKind::kConcat, supports_concat_int8, create_concat_int8);
   register_activations_int8(r);
 }
 

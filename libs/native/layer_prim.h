@@ -62,6 +62,8 @@ void register_channel_layers(Registry& r);
 void register_int8_layers(Registry& r);
 /// int8 activations through a 256-entry table, NCHW and NHWC (activation_int8.cc).
 void register_activations_int8(Registry& r);
+/// Adds a native int8 implementation of `kind` in NCHW and NHWC at every thread set.
+void register_int8_kind(Registry& r, LayerKind kind, SupportsFn supports, CreateFn create);
 /// y[i] = table[x[i] + 128] for n bytes: a scalar loop, and 64 at a time with AVX512-VBMI
 /// (table_lookup_avx512.cc; call it only where cpu_has("avx512vbmi")).
 void lookup_scalar(const int8_t* table, const int8_t* x, int8_t* y, int64_t n);
