@@ -49,9 +49,8 @@ void register_fused_pseudo(Registry& r) {
     bool passes_on;
   };
   std::vector<Form> forms = {{LayerKind::kAdd, false}, {LayerKind::kAdd, true}};
-  for (LayerKind k : {LayerKind::kRelu, LayerKind::kRelu6, LayerKind::kHardSwish, LayerKind::kHardSigmoid, LayerKind::kSigmoid,
-                       LayerKind::kGelu})
-    forms.push_back({k, false});
+  for (int k = 0; k < kNumLayerKinds; ++k)  // what a conv absorbs at run time (registry.cc runtime_fusion)
+    if (conv_can_absorb(LayerKind(k))) forms.push_back({LayerKind(k), false});
   for (const Form& f : forms)
     for (Layout layout : all_layouts())
       for (DType dt : activation_dtypes())
