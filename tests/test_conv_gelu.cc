@@ -41,8 +41,6 @@ std::vector<ConvTester> gelu_shapes() {
   return v;
 }
 
-bool bf16_here() { return onednn_native_bf16(); }
-
 }  // namespace
 
 TEST_CASE("onednn fused conv + GELU: f32 and bf16 on awkward shapes against the reference, int8 refused") {
@@ -125,7 +123,7 @@ TEST_CASE("a network with the conv + GELU fused by oneDNN runs like the referenc
   const Network net = gelu_net();
   const int gelu = find_kind(net, LayerKind::kGelu), conv = net.layers[gelu].inputs[0];
   std::vector<DType> dtypes = {DType::kF32};
-  if (bf16_here()) dtypes.push_back(DType::kBF16);
+  if (onednn_native_bf16()) dtypes.push_back(DType::kBF16);
   for (DType dt : dtypes)
     for (Layout lay : {Layout::kNHWC, Layout::kNCHW16C}) {
       if (lay == Layout::kNCHW16C && onednn_cpu_isa().rfind("avx512", 0) != 0) continue;  // nChw16c needs AVX-512

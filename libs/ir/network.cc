@@ -60,6 +60,8 @@ bool is_activation(LayerKind k) {
 
 bool conv_can_absorb(LayerKind k) { return is_activation(k) || k == LayerKind::kGelu; }
 
+float gelu_exact(float x) { return float(0.5 * x * (1 + std::erf(x * M_SQRT1_2))); }
+
 int Network::find(const std::string& layer_name) const {
   for (size_t i = 0; i < layers.size(); ++i)
     if (layers[i].name == layer_name) return int(i);

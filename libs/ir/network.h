@@ -32,6 +32,9 @@ bool is_activation(LayerKind k);  // relu, relu6, hardswish, hardsigmoid, sigmoi
 /// activations and GELU (ConvNeXt's, after its expanding 1x1 conv). Each backend's fused
 /// conv says which of them it computes; the rest are `unsupported` there.
 bool conv_can_absorb(LayerKind k);
+/// GELU as ONNX and PyTorch define it, 0.5 x (1 + erf(x / sqrt 2)), computed in double: the
+/// reference executor and the int8 tables use it; fast kernels approximate it.
+float gelu_exact(float x);
 
 /// Window geometry shared by conv2d and pooling. Padding may be asymmetric.
 struct Window {

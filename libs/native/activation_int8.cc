@@ -19,9 +19,9 @@ void lookup_scalar(const int8_t* table, const int8_t* x, int8_t* y, int64_t n) {
 
 namespace {
 
-// f in float as the f32 layers compute it; GELU in double (the table is built once).
+// f in float as the f32 layers compute it; GELU exact, in double (the table is built once).
 float activate(LayerKind k, float x) {
-  if (k == LayerKind::kGelu) return float(0.5 * x * (1 + std::erf(x * M_SQRT1_2)));
+  if (k == LayerKind::kGelu) return gelu_exact(x);
   float y = x;
   with_activation(k, [&](auto f) { y = f(x); });
   return y;

@@ -14,7 +14,7 @@ float apply_activation(LayerKind kind, float x) {
     case LayerKind::kHardSwish: return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
     case LayerKind::kHardSigmoid: return std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
     case LayerKind::kSigmoid: return 1.f / (1.f + std::exp(-x));
-    case LayerKind::kGelu: return float(0.5 * x * (1 + std::erf(x * M_SQRT1_2)));
+    case LayerKind::kGelu: return gelu_exact(x);
     default: return x;
   }
 }
