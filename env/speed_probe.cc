@@ -115,6 +115,10 @@ bool core_link_far(double now_ns, double profile_ns) {
   return now_ns > 0 && profile_ns > 0 && now_ns > kCoreLinkFar * profile_ns;
 }
 
+bool core_link_moved(double now_ns, double profile_ns) {
+  return core_link_far(now_ns, profile_ns) || core_link_far(profile_ns, now_ns);
+}
+
 bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s, const std::function<double()>& probe,
                          const std::function<void(double ns)>& waiting) {
   for (;;) {

@@ -46,6 +46,9 @@ double probe_core_link_ns(const std::function<double()>& probe);
 /// than when the LUT was made (0, not probed, never is).
 constexpr double kCoreLinkFar = 2.0;
 bool core_link_far(double now_ns, double profile_ns);
+/// Either way: core_link_far(now, profile) or core_link_far(profile, now) (a profile taken
+/// with the cores far apart, measured with them near, misses as much the other way).
+bool core_link_moved(double now_ns, double profile_ns);
 /// Whether the cores are near now (not core_link_far of `reference_ns`), probing with
 /// `probe` (null: probe_core_link_ns) twice a second while they are not, until *waited_s
 /// (the time waited so far, added to) reaches budget_s. `waiting` (optional) hears each far

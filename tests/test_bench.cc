@@ -513,6 +513,11 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
   CHECK(!core_link_far(110, 60));
   CHECK(core_link_far(340, 60));
   CHECK(!core_link_far(340, 0));  // a LUT from before the probe
+  CHECK(core_link_moved(340, 60));  // either way
+  CHECK(core_link_moved(60, 340));
+  CHECK(!core_link_moved(110, 60));
+  CHECK(!core_link_moved(60, 110));
+  CHECK(!core_link_moved(0, 340));
 
   const Lut& lut = tiny().lut;  // profiled on thread sets 1 and 2
   CHECK((lut.runtime.core_link_ns > 0) == (available_thread_set_cpus() > 1));

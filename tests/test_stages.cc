@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include "explorer/measure/baselines.h"
+#include "explorer/measure/deployment.h"
 #include "explorer/pipeline/replay.h"
 #include "explorer/measure/evaluator.h"
 #include "explorer/pipeline/pareto.h"
 #include "explorer/pipeline/filter.h"
+#include "explorer/pipeline/run_report.h"
 #include "tests/tiny_profile.h"
 
 using namespace lw;
@@ -202,7 +204,43 @@ TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accu
   std::ifstream in(dir + "/replay.json");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.find("\"speed_now_vs_profile\"") != std::string::npos);
+  // The cores' distance, probed before every block when the profile probed it, and whether
+  // the deployment has a 2-thread step at all (what makes the distance matter).
+  bool two = false;
+  const std::vector<int> idx = lut_indices(f.lut, d.names);
+  for (size_t i = 1; i < idx.size(); ++i) two = two || f.lut.layers[i].impls[size_t(idx[i])].threads >= 2;
+  CHECK(r.two_threads == two);
+  CHECK(r.core_link_profile_ns == f.lut.runtime.core_link_ns);
+  if (f.lut.runtime.core_link_ns > 0) {
+    CHECK(r.core_link_ns > 0);
+    CHECK(r.core_link_moved_blocks >= 0);
+    CHECK(r.core_link_moved_blocks <= kReplayBlocks);
+    CHECK(text.find("\"core_link_ns\"") != std::string::npos);
+  }
   fs::remove_all(dir);
+}
+
+TEST_CASE("summary.md says when the replay's cores sat otherwise than the profile's, for 2-thread deployments") {
+  RunSummary s;
+  s.chosen = {"in", "x"};
+  s.chosen_why = "fastest measured";
+  s.replay_ms = 3.2;
+  s.replay_two_threads = true;
+  s.replay_core_link_ns = 480, s.replay_core_link_profile_ns = 104;
+  const std::string far_now = summary_markdown(s);
+  CHECK(far_now.find("Cores 0 and 1 sat 480 ns apart") != std::string::npos);
+  CHECK(far_now.find("104 ns in the profile") != std::string::npos);
+  s.replay_core_link_ns = 104, s.replay_core_link_profile_ns = 480;  // the other way round
+  CHECK(summary_markdown(s).find("Cores 0 and 1 sat 104 ns apart") != std::string::npos);
+  s.replay_core_link_ns = 130;  // as in the profile
+  s.replay_core_link_profile_ns = 104;
+  CHECK(summary_markdown(s).find("Cores 0 and 1 sat") == std::string::npos);
+  s.replay_core_link_ns = 480;
+  s.replay_two_threads = false;  // 1-thread steps only: the distance does not matter
+  CHECK(summary_markdown(s).find("Cores 0 and 1 sat") == std::string::npos);
+  s.replay_two_threads = true;
+  s.replay_core_link_ns = 0;  // not probed
+  CHECK(summary_markdown(s).find("Cores 0 and 1 sat") == std::string::npos);
 }
 
 TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is one line naming the file") {

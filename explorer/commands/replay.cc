@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "env/speed_probe.h"
 #include "explorer/commands/pick_deployment.h"
 #include "explorer/commands/stage_args.h"
 #include "explorer/measure/baselines.h"
@@ -28,6 +29,12 @@ void print_result(const ReplayResult& r) {
               m.memory.workspace_bytes / 1048576.0, m.memory.weight_bytes / 1048576.0,
               m.memory.measured_heap_bytes / 1048576.0);
   std::printf("accuracy    %s\n", m.accuracy.label().c_str());
+  if (r.core_link_ns > 0)
+    std::printf("cores       0 and 1 a cache line's round trip apart: %.0f ns now, %.0f ns in the profile%s\n", r.core_link_ns,
+                r.core_link_profile_ns,
+                r.two_threads && core_link_moved(r.core_link_ns, r.core_link_profile_ns)
+                    ? " (placed otherwise: the 2-thread steps run at this placement's speed, not the LUT's)"
+                    : "");
   std::vector<ReplayLayer> l = r.layers;
   auto dev = [](const ReplayLayer& x) {
     return std::fabs(x.measured_ms + x.measured_conversion_ms - x.lut_ms - x.lut_conversion_ms);

@@ -127,6 +127,18 @@ Status predict_at_speed(const Evaluator& ev, const std::vector<std::string>& nam
   return Status::ok();
 }
 
+// Where the cores sat during the replay against the profile, and whether that matters (a
+// step on 2 or more threads).
+void record_core_link(const Lut& lut, const std::vector<std::string>& names, const SpeedSamples& speed,
+                      ReplayResult* r) {
+  const std::vector<int> idx = lut_indices(lut, names);
+  for (size_t i = 1; i < idx.size() && i < lut.layers.size(); ++i)
+    r->two_threads = r->two_threads || (idx[i] >= 0 && lut.layers[i].impls[size_t(idx[i])].threads >= 2);
+  r->core_link_ns = speed.link_median();
+  r->core_link_profile_ns = lut.runtime.core_link_ns;
+  for (double ns : speed.link_ns()) r->core_link_moved_blocks += core_link_moved(ns, r->core_link_profile_ns);
+}
+
 }  // namespace
 
 Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std::string>& names,
@@ -143,6 +155,7 @@ Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std
   const Measurement& m = r.end_to_end;
   r.gap_pct = m.predicted_ms > 0 ? 100 * (m.latency.median - m.predicted_ms) / m.predicted_ms : 0;
   LW_RETURN_IF_ERROR(predict_at_speed(ev, names, speed, &r));
+  record_core_link(ev.lut(), names, speed, &r);
   for (double s : r.step_ms) r.steps_sum_ms += s;
   r.layers = breakdown(ev, names, *ex, r.step_ms);
   r.steps = ex->steps();
@@ -171,6 +184,9 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
     for (size_t k = 0; k < r.speed_ratio.size(); ++k) ratio["t" + std::to_string(k + 1)] = r.speed_ratio[k];
     j["speed_now_vs_profile"] = ratio;
   }
+  if (r.core_link_ns > 0)
+    j["core_link_ns"] = {{"replay", r.core_link_ns}, {"profile", r.core_link_profile_ns},
+                         {"moved_blocks", r.core_link_moved_blocks}, {"two_threads", r.two_threads}};
   j["load_average_1min"] = r.load_average;
   j["memory_bytes"] = {{"predicted", m.predicted_memory_bytes}, {"planned_peak", m.memory.peak_bytes()},
                        {"arena", m.memory.arena_bytes}, {"workspace", m.memory.workspace_bytes},

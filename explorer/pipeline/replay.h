@@ -45,6 +45,13 @@ struct ReplayResult {
   /// it was profiled).
   double predicted_at_speed_ms = 0, gap_at_speed_pct = 0;
   std::vector<double> speed_ratio;
+  /// Cores 0 and 1, a cache line's round trip (env/speed_probe.h): the median of the probes
+  /// before the blocks, the profile's, and the blocks probed more than kCoreLinkFar times
+  /// farther or nearer than the profile (0 when either was not probed). A host that moves the
+  /// vCPUs apart slows 2-thread steps well past their LUT figures (results/reference/far-cores/).
+  double core_link_ns = 0, core_link_profile_ns = 0;
+  int core_link_moved_blocks = 0;
+  bool two_threads = false;  // some step of the deployment runs on 2 or more threads
   double steps_sum_ms = 0;          // sum of the per-step medians
   std::vector<ExecStep> steps;      // the executor's steps (conversions included), in run order
   std::vector<double> step_ms;      // per executor step, median

@@ -80,6 +80,11 @@ std::string summary_markdown(const RunSummary& s) {
                 ? " The device has drifted by more than 10 % since profiling: profile again."
                 : "")
         << "\n";
+    if (s.replay_two_threads && core_link_moved(s.replay_core_link_ns, s.replay_core_link_profile_ns))
+      o << "Cores 0 and 1 sat " << fmt("%.0f ns", s.replay_core_link_ns) << " apart (a cache line's round trip) during the replay, "
+        << fmt("%.0f ns", s.replay_core_link_profile_ns)
+        << " in the profile: the host placed them differently, and the deployment's 2-thread steps run at that placement's "
+           "speed, not the LUT's (results/reference/far-cores/).\n";
   }
   o << "\n## Search\n\n";
   search_table(s, o);

@@ -47,6 +47,10 @@ struct RunSummary {
   /// the profile's (thread set 1 and 2: now / then; 0: no probe in the LUT). env/speed_probe.h
   double replay_gap_at_speed_pct = 0, replay_speed_t1 = 0, replay_speed_t2 = 0;
   double replay_ms = 0;             // chosen: median of the replay (a later run than the filter's)
+  /// chosen: the cores' round trip during the replay and in the profile (ns; 0: not probed),
+  /// and whether the deployment has a step on 2 or more threads (explorer/pipeline/replay.h)
+  double replay_core_link_ns = 0, replay_core_link_profile_ns = 0;
+  bool replay_two_threads = false;
   const Lut* lut = nullptr;
 };
 

@@ -316,6 +316,9 @@ Status stage_replay(Run& r, Evaluator& ev, const FilterResult& fr, RunSummary& s
   sum.chosen_why = fr.chosen_why;
   sum.replay_ms = rr.end_to_end.latency.median;
   sum.replay_gap_pct = rr.gap_pct;
+  sum.replay_core_link_ns = rr.core_link_ns;
+  sum.replay_core_link_profile_ns = rr.core_link_profile_ns;
+  sum.replay_two_threads = rr.two_threads;
   if (rr.predicted_at_speed_ms > 0) {
     sum.replay_gap_at_speed_pct = rr.gap_at_speed_pct;
     sum.replay_speed_t1 = rr.speed_ratio.size() > 0 ? rr.speed_ratio[0] : 0;
