@@ -407,6 +407,13 @@ std::string lut_to_json(const Lut& lut) {
 
 Status save_lut(const Lut& lut, const std::string& path) { return write_file_atomic(path, lut_to_json(lut)); }
 
-std::string model_hash(const Network& net) { return fnv1a_hex(network_to_json(net, "")); }
+// The topology only: whether the weights are random does not change what a LUT times, and a
+// LUT profiled before the network JSON recorded it keeps matching.
+std::string model_hash(const Network& net) {
+  if (!net.random_weights) return fnv1a_hex(network_to_json(net, ""));
+  nlohmann::json doc = nlohmann::json::parse(network_to_json(net, ""));
+  doc.erase("random_weights");
+  return fnv1a_hex(doc.dump(1) + "\n");
+}
 
 }  // namespace lw

@@ -43,6 +43,7 @@ Bundle tiny_bundle(bool int8) {
   Bundle b;
   b.net = nb.finish();
   init_random_weights(b.net, 5);
+  b.net.random_weights = false;  // stands in for a trained model: infer --bundle classifies
   b.model = b.net.name;
   b.label = int8 ? "test int8" : "test native";
   std::vector<ImplDesc> a;
@@ -209,6 +210,13 @@ TEST_CASE("layerwise infer --bundle: runs a bundle, refuses bad ones with one li
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("top-1") != std::string::npos);
   CHECK(r.out.find("p90") != std::string::npos);
+  // Random weights (a zoo name's): top-1 would be chance, so no top-1, a latency on seeded inputs.
+  Bundle random = tiny_bundle(true);
+  random.net.random_weights = true;
+  CliResult rr = cli("infer --bundle " + write(random, "random.lwb") + " --test-images 20");
+  CHECK_MESSAGE(rr.code == 0, rr.err);
+  CHECK(rr.out.find("top-1") == std::string::npos);
+  CHECK(rr.out.find("seeded random input") != std::string::npos);
   for (const char* name : {"flipped.lwb", "truncated.lwb", "other_device.lwb"}) {
     if (!fs::exists(dir() / name)) continue;  // made by the test case above
     r = cli(std::string("infer --bundle ") + (dir() / name).string());

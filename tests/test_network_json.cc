@@ -51,6 +51,17 @@ TEST_CASE("a network survives a JSON + weights round trip") {
     CHECK(back.layers[i].fused_activation == net.layers[i].fused_activation);
   }
   CHECK(total_macs(back) == total_macs(net));
+  // Random weights stay known as such (their top-1 would be chance: judged by fidelity), through
+  // the file and through folding; weights saved without the flag read as trained.
+  CHECK(net.random_weights);
+  CHECK(back.random_weights);
+  Network folded;
+  REQUIRE(fold_affine(back, &folded).is_ok());
+  CHECK(folded.random_weights);
+  net.random_weights = false;
+  REQUIRE(save_network(net, dir + "/t.json", dir + "/t.bin").is_ok());
+  REQUIRE(load_network(dir + "/t.json", &back).is_ok());
+  CHECK_FALSE(back.random_weights);
   fs::remove_all(dir);
 }
 

@@ -75,6 +75,11 @@ TEST_CASE("a profiled LUT covers every layer, measures every usable impl and eve
   CHECK_FALSE(fs::exists(dir / "lut.json.partial"));
   REQUIRE(lut.layers.size() == net.layers.size());
   CHECK(lut.model_hash == model_hash(net));
+  // The hash names the topology: random or trained weights time alike, and LUTs from before
+  // the network JSON recorded random_weights keep matching.
+  Network trained = net;
+  trained.random_weights = !net.random_weights;
+  CHECK(model_hash(trained) == model_hash(net));
   for (size_t i = 1; i < lut.layers.size(); ++i) {
     CAPTURE(lut.layers[i].name);
     int ok = 0;

@@ -269,6 +269,11 @@ TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is
 
 TEST_CASE("Fashion-MNIST models: top-1 on the test split; a missing dataset is one line naming the file") {
   Network net = tiny_conv_net(Shape{1, 1, 32, 32}, "tiny_fm");
+  // Random weights make it a fidelity model: top-1 would be chance for every deployment alike.
+  CHECK(net.random_weights);
+  CHECK(data_source_for(net) == DataSource::kRandom);
+  net.random_weights = false;  // stands in for a trained model from here on
+  CHECK(data_source_for(net) == DataSource::kFashionMnist);
   ProfileOptions po;
   po.libraries = {Library::kNative};
   po.threads = {1};

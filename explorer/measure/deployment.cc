@@ -26,7 +26,7 @@ Tensor seeded_input(const Shape& s, uint64_t seed) {
 
 DataSource data_source_for(const Network& net) {
   Shape in = net.input_shape(), out = net.output_shape();
-  bool fmnist = in.c == 1 && in.h == kFashionMnistCanvas && in.w == kFashionMnistCanvas &&
+  bool fmnist = !net.random_weights && in.c == 1 && in.h == kFashionMnistCanvas && in.w == kFashionMnistCanvas &&
                 out.elements() == out.n * kFashionMnistClasses;
   return fmnist ? DataSource::kFashionMnist : DataSource::kRandom;
 }

@@ -18,8 +18,9 @@
 
 namespace lw {
 
-/// Where inputs come from: Fashion-MNIST for its trained models (1x1x32x32 in, 10 classes),
-/// seeded random inputs for the random-weight zoo models (accuracy becomes fidelity).
+/// Where inputs come from: Fashion-MNIST for its trained models (1x1x32x32 in, 10 classes,
+/// weights not Network::random_weights), seeded random inputs for every random-weight model
+/// (accuracy becomes fidelity).
 enum class DataSource { kFashionMnist, kRandom };
 DataSource data_source_for(const Network& net);
 

@@ -222,6 +222,7 @@ int64_t total_macs(const Network& net) {
 }
 
 void init_random_weights(Network& net, uint64_t seed) {
+  net.random_weights = true;
   std::mt19937_64 rng(seed);
   // Our own uniform from raw bits: std distributions differ between standard libraries.
   auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * float((rng() >> 11) * (1.0 / 9007199254740992.0)); };
@@ -340,6 +341,7 @@ Status fold_affine(const Network& in, Network* out) {
   std::vector<int> remap(in.layers.size(), -1);
   Network net;
   net.name = in.name;
+  net.random_weights = in.random_weights;
   for (size_t i = 0; i < in.layers.size(); ++i) {
     const Layer& l = in.layers[i];
     if (l.kind == LayerKind::kBatchNorm || l.kind == LayerKind::kAffine) {

@@ -75,6 +75,11 @@ struct Layer {
 struct Network {
   std::string name;
   std::vector<Layer> layers;  // layers[0] is the input
+  /// The weights are init_random_weights' (a zoo name, a network file without weights), not
+  /// trained: a model shaped like a Fashion-MNIST classifier is then judged by its fidelity to
+  /// f32, since its top-1 would be chance for every deployment alike (explorer/measure/
+  /// deployment.h data_source_for). Kept by fold_affine and the network JSON.
+  bool random_weights = false;
 
   int find(const std::string& layer_name) const;  // -1 if absent
   /// Consumers of every layer (inverse of inputs).
@@ -111,7 +116,7 @@ int64_t total_macs(const Network& net);
 
 /// Fills every weight and bias with seeded random values of the right scale (He-uniform;
 /// BatchNorm statistics near identity) so random-weight models keep activations bounded.
-void init_random_weights(Network& net, uint64_t seed);
+void init_random_weights(Network& net, uint64_t seed);  // sets net.random_weights
 /// Checks that every layer carries the right number of weights.
 Status check_weights(const Network& net);
 

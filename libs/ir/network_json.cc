@@ -135,6 +135,7 @@ Status network_from_json(const std::string& text, const std::string& origin, con
     net.layers.push_back(std::move(l));
   }
   r.text("weights", &weights);
+  r.boolean("random_weights", &net.random_weights);
   LW_RETURN_IF_ERROR(r.finish());
   Status s = infer_shapes(net);
   if (!s.is_ok()) return parse_error(origin + ": /layers: " + s.message());
@@ -195,6 +196,7 @@ std::string network_to_json(const Network& net, const std::string& weights_file)
   }
   doc["layers"] = layers;
   if (!weights_file.empty()) doc["weights"] = weights_file;
+  if (net.random_weights) doc["random_weights"] = true;
   return doc.dump(1) + "\n";
 }
 

@@ -109,6 +109,7 @@ Status train_fashion_mnist(Network* net, const FashionMnist& train, const TrainO
   }
   r.wall_seconds = seconds_since(t0);
   LW_RETURN_IF_ERROR(m.export_to(net));
+  net->random_weights = false;  // trained now
   *result = std::move(r);
   return Status::ok();
 }
