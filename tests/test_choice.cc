@@ -140,3 +140,27 @@ TEST_CASE("choice: never beaten by a contender it was not compared with") {
   CHECK(ch.why.find("within measurement noise of fast") != std::string::npos);
   CHECK(ch.why.find("small") == std::string::npos);  // not tied with the fastest
 }
+
+TEST_CASE("choice: a verdict that re-timing the fastest overturned is reached again") {
+  // A is fastest by its first samples and significantly faster than B; deciding A against C
+  // (too few samples) re-times A, which runs slower from then on, until its median is above
+  // B's. The first pass alone would keep A; the chosen one must beat B by its final samples.
+  std::vector<Contender> c{make("A", around(1.0, 0.01, 40, 1), 0.9, 1), make("B", around(1.05, 0.01, 40, 2), 0.9, 1),
+                           make("C", around(1.2, 0.01, 1, 3), 0.9, 1)};
+  uint32_t seed = 10;
+  Remeasure more = [&](const std::vector<int>& which, int rounds) {
+    for (int i : which) {
+      const double ms = i == 0 ? 1.2 : i == 2 ? 1.4 : 1.05;
+      for (double x : around(ms, 0.01, rounds, seed++)) c[size_t(i)].samples_ms.push_back(x);
+    }
+    return Status::ok();
+  };
+  ChoiceOptions o;
+  o.step_rounds = 60;
+  Choice ch;
+  REQUIRE(choose_measured_best(c, o, more, &ch).is_ok());
+  REQUIRE(ch.index == 1);
+  CHECK(ch.extra_rounds > 0);
+  for (const Contender& x : c) CHECK(median_of(c[1].samples_ms) <= median_of(x.samples_ms));
+  CHECK(ch.why.find("fastest measured") != std::string::npos);
+}
