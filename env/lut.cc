@@ -409,11 +409,6 @@ Status save_lut(const Lut& lut, const std::string& path) { return write_file_ato
 
 // The topology only: whether the weights are random does not change what a LUT times, and a
 // LUT profiled before the network JSON recorded it keeps matching.
-std::string model_hash(const Network& net) {
-  if (!net.random_weights) return fnv1a_hex(network_to_json(net, ""));
-  nlohmann::json doc = nlohmann::json::parse(network_to_json(net, ""));
-  doc.erase("random_weights");
-  return fnv1a_hex(doc.dump(1) + "\n");
-}
+std::string model_hash(const Network& net) { return fnv1a_hex(topology_json(net)); }
 
 }  // namespace lw

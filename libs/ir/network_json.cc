@@ -154,7 +154,10 @@ Status load_network(const std::string& path, Network* net) {
   return network_from_json(text, path, slash == std::string::npos ? "." : path.substr(0, slash), net);
 }
 
-std::string network_to_json(const Network& net, const std::string& weights_file) {
+namespace {
+
+// The topology: name and layers, without where the weights come from.
+json topology_doc(const Network& net) {
   json doc;
   doc["format"] = "layerwise-network/1";
   doc["name"] = net.name;
@@ -195,6 +198,15 @@ std::string network_to_json(const Network& net, const std::string& weights_file)
     layers.push_back(j);
   }
   doc["layers"] = layers;
+  return doc;
+}
+
+}  // namespace
+
+std::string topology_json(const Network& net) { return topology_doc(net).dump(1) + "\n"; }
+
+std::string network_to_json(const Network& net, const std::string& weights_file) {
+  json doc = topology_doc(net);
   if (!weights_file.empty()) doc["weights"] = weights_file;
   if (net.random_weights) doc["random_weights"] = true;
   return doc.dump(1) + "\n";

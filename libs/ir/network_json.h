@@ -19,6 +19,9 @@ Status load_network(const std::string& path, Network* net);
 /// (written atomically) and a reference to it by file name.
 Status save_network(const Network& net, const std::string& json_path, const std::string& weights_path);
 std::string network_to_json(const Network& net, const std::string& weights_file);
+/// network_to_json without the weights' file or origin (random_weights): the same text for the
+/// same layers, whatever weights they carry (env/lut.h model_hash).
+std::string topology_json(const Network& net);
 
 /// Weights file: "LWW1", uint64 float count, uint64 FNV-1a hash of the payload, floats
 /// (little endian) in layer order, each layer's weights then bias.
