@@ -7,6 +7,7 @@
 #include "env/bundle.h"
 #include "env/device.h"
 #include "libs/exec/backends.h"
+#include "libs/ops/thread_pool.h"
 
 namespace layerwise {
 
@@ -116,5 +117,11 @@ Status Model::run(const float* input, size_t input_elements, float* output, size
   if (m.two_threads) lock.lock();
   return from_lw(m.ex->run(x, &y), StatusCode::kFailed, m.bundle.model + ": ");
 }
+
+struct CallerPin::Impl {
+  lw::ScopedPin pin;
+};
+CallerPin::CallerPin() : impl_(std::make_unique<Impl>()) {}
+CallerPin::~CallerPin() = default;
 
 }  // namespace layerwise

@@ -10,6 +10,9 @@
 #include <fstream>
 #include <thread>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include "env/bundle.h"
 #include "env/device.h"
 #include "layerwise/layerwise.h"
@@ -198,6 +201,36 @@ TEST_CASE("distinct instances run concurrently and agree") {
   t1.join();
   CHECK(ok[0]);
   CHECK(ok[1]);
+}
+
+TEST_CASE("CallerPin holds the caller on one core across runs and restores its affinity") {
+  std::string path = write(tiny_bundle(true), "pin.lwb");
+  std::unique_ptr<layerwise::Model> m;
+  REQUIRE(create(path, &m).ok());
+  std::vector<float> x = input_of(m->input_shape(), 3), want(10), got(10);
+  REQUIRE(m->run(x.data(), x.size(), want.data(), want.size()).ok());
+  std::thread([&] {  // a fresh thread with the process's affinity
+    auto affinity = [] {
+      cpu_set_t s;
+      CPU_ZERO(&s);
+      pthread_getaffinity_np(pthread_self(), sizeof s, &s);
+      return s;
+    };
+    const cpu_set_t before = affinity();
+    {
+      layerwise::CallerPin pin;
+      const cpu_set_t held = affinity();
+      CHECK(CPU_COUNT(&held) == 1);
+      for (int r = 0; r < 3; ++r) {
+        REQUIRE(m->run(x.data(), x.size(), got.data(), got.size()).ok());
+        CHECK(got == want);
+        const cpu_set_t now = affinity();
+        CHECK(CPU_EQUAL(&held, &now));  // run() kept the pin: it did not restore `before`
+      }
+    }
+    const cpu_set_t after = affinity();
+    CHECK(CPU_EQUAL(&before, &after));
+  }).join();
 }
 
 namespace {

@@ -393,6 +393,74 @@ TEST_CASE("ScopedRangePool: parallel_for's second half runs on the lent pool's c
   }
 }
 
+namespace {
+cpu_set_t affinity_now() {
+  cpu_set_t m;
+  CPU_ZERO(&m);
+  pthread_getaffinity_np(pthread_self(), sizeof m, &m);
+  return m;
+}
+bool only_cpu(const cpu_set_t& m, int cpu) { return CPU_COUNT(&m) == 1 && CPU_ISSET(cpu, &m); }
+bool affinity_is(const cpu_set_t& m) {
+  const cpu_set_t now = affinity_now();
+  return CPU_EQUAL(&m, &now) != 0;
+}
+}  // namespace
+
+TEST_CASE("ScopedPin nests: only the outermost pins the caller and restores its affinity") {
+  if (available_thread_set_cpus() < 2) return;
+  std::thread([] {  // a fresh thread, so the test's own pins do not interfere
+    const cpu_set_t before = affinity_now();
+    REQUIRE(CPU_COUNT(&before) >= 2);
+    CHECK_FALSE(caller_pinned());
+    {
+      ScopedPin outer;
+      CHECK(caller_pinned());
+      CHECK(only_cpu(affinity_now(), thread_set_cpu(0)));
+      // Widen the mask under the outer pin: an inner pin that asked the kernel would narrow
+      // it to cpu0 again while it lives.
+      pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+      {
+        ScopedPin inner;
+        CHECK(affinity_is(before));
+      }
+      CHECK(caller_pinned());
+      cpu_set_t cpu0;
+      CPU_ZERO(&cpu0);
+      CPU_SET(thread_set_cpu(0), &cpu0);
+      pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0);
+    }
+    CHECK_FALSE(caller_pinned());
+    CHECK(affinity_is(before));
+  }).join();
+}
+
+TEST_CASE("Executor::run pins its caller for the run only, or keeps an outer pin") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = testers::small_model("squeezenet1_1");
+  std::vector<ImplDesc> plan;
+  REQUIRE(library_assignment(net, default_registry(), Library::kNative, 2, &plan).is_ok());
+  PlanOptions po;
+  po.registry = &default_registry();
+  std::unique_ptr<Executor> ex;
+  REQUIRE(Executor::plan(net, plan, po, &ex).is_ok());
+  std::thread([&] {
+    const cpu_set_t before = affinity_now();
+    Tensor x = Tensor::create(net.input_shape()), y1, y2;
+    for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = float(i % 7) - 3;
+    REQUIRE(ex->run(x, &y1).is_ok());
+    CHECK(affinity_is(before));
+    {
+      ScopedPin pin;
+      REQUIRE(ex->run(x, &y2).is_ok());
+      CHECK(only_cpu(affinity_now(), thread_set_cpu(0)));
+    }
+    CHECK(affinity_is(before));
+    REQUIRE(y1.shape() == y2.shape());
+    CHECK(std::equal(y1.f32(), y1.f32() + y1.shape().elements(), y2.f32()));
+  }).join();
+}
+
 TEST_CASE("caller_ran_alone_count counts exactly the jobs whose second half the caller took back") {
   if (available_thread_set_cpus() < 2) return;
   ScopedPin pin;

@@ -15,6 +15,7 @@
 #include "libs/exec/executor.h"
 #include "libs/onnx/onnx_import.h"
 #include "libs/ref/reference.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw::cli {
 namespace {
@@ -63,6 +64,7 @@ Tensor run_executor(const Args& args, const Network& net, const Tensor& x, const
   opt.time_steps = args.flag("per-layer");
   std::unique_ptr<Executor> ex;
   ok_or_throw(Executor::plan(net, a, opt, &ex));
+  ScopedPin pin;  // once for all runs, as an application holding layerwise::CallerPin
   Tensor y;
   ok_or_throw(ex->run(x, &y));  // warm-up
   int reps = std::max(1, args.get_int("repeats", kDefaultRepeats));

@@ -12,6 +12,7 @@
 #include "explorer/commands/model_arg.h"
 #include "explorer/measure/evaluator.h"
 #include "libs/exec/backends.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw::cli {
 
@@ -52,6 +53,7 @@ void classify(const Args& args, const Bundle& b, Executor& ex) {
   if (n <= 0 || n > test.count) n = test.count;
   std::vector<double> ms;
   int correct = 0;
+  ScopedPin pin;  // once for all runs, as an application holding layerwise::CallerPin
   Tensor y;
   for (int i = 0; i < n; ++i) {
     Tensor x = fashion_mnist_batch(test, i, 1);
@@ -88,6 +90,7 @@ int infer_bundle(const Args& args) {
     classify(args, b, *ex);
   } else {
     Tensor x = random_input(b.net, uint64_t(args.get_int("seed", 0))), y;
+    ScopedPin pin;  // once for all runs, as an application holding layerwise::CallerPin
     ok_or_throw(ex->run(x, &y));
     std::vector<double> ms;
     for (int r = 0; r < std::max(1, args.get_int("repeats", 5)); ++r) {

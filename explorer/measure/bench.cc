@@ -126,6 +126,7 @@ Status plan_candidate(const Network& net, const Lut& lut, int max_threads, const
 // (the reported figure) and a run with step timing (split into steps; its excess over the
 // steps is the executor's overhead).
 Status run_round(Trial& c, const Tensor& x, Tensor* y) {
+  ScopedPin pin;  // once for the round's runs, not per run (libs/ops/thread_pool.h)
   Executor& e = *c.exec;
   release_all_pools();  // what the deployment before left spinning (the discarded run then leaves its own)
   LW_RETURN_IF_ERROR(e.run(x, y));

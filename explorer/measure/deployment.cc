@@ -121,6 +121,7 @@ Status plan_deployment(const Network& net, const std::vector<ImplDesc>& assignme
 }
 
 Status time_deployment(Executor& e, const Tensor& input, const Protocol& p, LatencyStats* out) {
+  ScopedPin pin;  // once for all runs, not per run (libs/ops/thread_pool.h)
   Tensor y;
   return measure(p, [&] { return e.run(input, &y); }, out);
 }

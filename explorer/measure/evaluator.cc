@@ -172,6 +172,7 @@ Status Evaluator::prepare(const std::string& label, const std::vector<std::strin
 
 Status Evaluator::time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds, bool warmup) {
   using clock = std::chrono::steady_clock;
+  ScopedPin pin;  // once for the window, not per run (libs/ops/thread_pool.h)
   Tensor y;
   if (warmup)
     for (PreparedDeployment* d : which) LW_RETURN_IF_ERROR(d->ex->run(s_->sample, &y));

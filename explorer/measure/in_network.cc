@@ -84,6 +84,7 @@ Status plan_signature(const Lut& at_t, int t, const Signature& sig, NamedDeploym
 // also pays the hand-off, which the cost model charges apart (env/runtime_costs.h).
 Status time_steps(Executor& e, const Tensor& x, int rounds,
                   std::map<std::pair<int, std::string>, std::vector<double>>* samples) {
+  ScopedPin pin;  // once for all rounds, not per run (libs/ops/thread_pool.h)
   Tensor y;
   release_all_pools();
   LW_RETURN_IF_ERROR(e.run(x, &y));

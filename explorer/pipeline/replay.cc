@@ -12,6 +12,7 @@
 #include "libs/core/files.h"
 #include "explorer/measure/deployment.h"
 #include "libs/ir/network_json.h"
+#include "libs/ops/thread_pool.h"
 
 namespace lw {
 
@@ -41,6 +42,7 @@ double cpu_ms_now() {
 // many times.
 Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
                   std::unique_ptr<Executor>* stepped, ReplayResult* r, SpeedSamples* speed) {
+  ScopedPin pin;  // once for all runs, as an application holding a runtime pin runs them
   std::unique_ptr<Executor> plain;
   LW_RETURN_IF_ERROR(ev.plan(names, false, &plain));
   LW_RETURN_IF_ERROR(ev.plan(names, true, stepped));
