@@ -55,7 +55,7 @@ struct ReplayResult {
   double steps_sum_ms = 0;          // sum of the per-step medians
   std::vector<ExecStep> steps;      // the executor's steps (conversions included), in run order
   std::vector<double> step_ms;      // per executor step, median
-  double cpu_median_ms = 0;         // process CPU time per end-to-end run, median
+  double cpu_median_ms = 0;         // process CPU time per end-to-end run: each block's mean, median over blocks
   double load_average = -1;         // 1-minute load average after the runs (shared machine)
   double min_seconds = 0;           // ReplayOptions::min_seconds it ran with
   std::vector<ReplayLayer> layers;  // in layer order
