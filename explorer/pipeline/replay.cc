@@ -60,8 +60,9 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
     const int min_n = o.runs / blocks + (b < o.runs % blocks), max_n = std::max(min_n, kReplayMaxRuns / blocks);
     double timed_ms = 0;
     int n = 0;
-    // The process CPU clock is a system call (~1.6 us each on a KVM guest, and one with page
-    // table isolation and no PCID empties the TLB): read it around the block, not each run.
+    // The process CPU clock is a system call (~1.6 us on a KVM guest), and one right before a
+    // timed run slowed that run by more (results/reference/caller-pin/): read it around the
+    // block, not each run.
     const double c0 = cpu_ms_now();
     for (int k = 0; k < o.warmup + min_n || (timed_ms < share_ms && n < max_n); ++k) {
       const Tensor& x = ev.sample();
