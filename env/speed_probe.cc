@@ -119,6 +119,10 @@ bool core_link_moved(double now_ns, double profile_ns) {
   return core_link_far(now_ns, profile_ns) || core_link_far(profile_ns, now_ns);
 }
 
+bool two_thread_steps_moved(bool two_threads, double now_ns, double profile_ns) {
+  return two_threads && core_link_moved(now_ns, profile_ns);
+}
+
 bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s, const std::function<double()>& probe,
                          const std::function<void(double ns)>& waiting) {
   for (;;) {

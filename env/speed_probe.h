@@ -49,6 +49,10 @@ bool core_link_far(double now_ns, double profile_ns);
 /// Either way: core_link_far(now, profile) or core_link_far(profile, now) (a profile taken
 /// with the cores far apart, measured with them near, misses as much the other way).
 bool core_link_moved(double now_ns, double profile_ns);
+/// A deployment with a step on 2 or more threads, run while cores 0 and 1 sat otherwise than in
+/// the profile (core_link_moved): its 2-thread steps ran at that placement's speed, not the
+/// LUT's. False for a 1-thread deployment, whose steps the distance does not touch.
+bool two_thread_steps_moved(bool two_threads, double now_ns, double profile_ns);
 /// Whether the cores are near now (not core_link_far of `reference_ns`), probing with
 /// `probe` (null: probe_core_link_ns) twice a second while they are not, until *waited_s
 /// (the time waited so far, added to) reaches budget_s. `waiting` (optional) hears each far

@@ -518,6 +518,9 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
   CHECK(!core_link_moved(110, 60));
   CHECK(!core_link_moved(60, 110));
   CHECK(!core_link_moved(0, 340));
+  CHECK(two_thread_steps_moved(true, 340, 60));
+  CHECK(!two_thread_steps_moved(false, 340, 60));  // 1-thread steps: the distance does not matter
+  CHECK(!two_thread_steps_moved(true, 110, 60));
 
   const Lut& lut = tiny().lut;  // profiled on thread sets 1 and 2
   CHECK((lut.runtime.core_link_ns > 0) == (available_thread_set_cpus() > 1));

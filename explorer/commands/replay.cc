@@ -32,7 +32,7 @@ void print_result(const ReplayResult& r) {
   if (r.core_link_ns > 0)
     std::printf("cores       0 and 1 a cache line's round trip apart: %.0f ns now, %.0f ns in the profile%s\n", r.core_link_ns,
                 r.core_link_profile_ns,
-                r.two_threads && core_link_moved(r.core_link_ns, r.core_link_profile_ns)
+                two_thread_steps_moved(r.two_threads, r.core_link_ns, r.core_link_profile_ns)
                     ? " (placed otherwise: the 2-thread steps run at this placement's speed, not the LUT's)"
                     : "");
   std::vector<ReplayLayer> l = r.layers;

@@ -80,7 +80,7 @@ std::string summary_markdown(const RunSummary& s) {
                 ? " The device has drifted by more than 10 % since profiling: profile again."
                 : "")
         << "\n";
-    if (s.replay_two_threads && core_link_moved(s.replay_core_link_ns, s.replay_core_link_profile_ns))
+    if (two_thread_steps_moved(s.replay_two_threads, s.replay_core_link_ns, s.replay_core_link_profile_ns))
       o << "Cores 0 and 1 sat " << fmt("%.0f ns", s.replay_core_link_ns) << " apart (a cache line's round trip) during the replay, "
         << fmt("%.0f ns", s.replay_core_link_profile_ns)
         << " in the profile: the host placed them differently, and the deployment's 2-thread steps run at that placement's "
