@@ -92,7 +92,7 @@ Registrar reg({"filter", "measure the best candidates on the device and apply ac
                            "         [--max-memory-mib X] [--runs 10] [eval options]\n\n"
                            "QS-DNN §V-C: keeps the distinct solutions within --band % of the fastest predicted\n"
                            "latency (at most --max-candidates), runs each on this device with the real kernels\n"
-                           "(latency: median of --runs interleaved rounds; accuracy: top-1 on the Fashion-MNIST test split, or FIDELITY\n"
+                           "(latency: median of --runs interleaved rounds, each timed run right after an untimed one; accuracy: top-1 on the Fashion-MNIST test split, or FIDELITY\n"
                            "vs the f32 reference for random-weight models; peak memory: planned and measured heap),\n"
                            "measures the reference deployments ref-fp32, opt-fp32 and all-int8 too, rejects candidates\n"
                            "whose accuracy drops more than --max-accuracy-drop points below ref-fp32 or whose measured\n"
