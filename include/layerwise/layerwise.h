@@ -99,8 +99,8 @@ class LAYERWISE_API Model {
 /// application that runs many inferences on one thread holds one around them and pays for
 /// the pin once: per call, it costs three system calls (~5 us on a KVM guest, 5 % of a
 /// 0.1 ms model), plus a migration back to cpu0 whenever the scheduler moved the thread
-/// between calls. The explorer's timings (replay, bench, filter) run this way. Use it on the
-/// thread that calls run(); pins nest.
+/// between calls. The explorer's timings (replay, bench, filter) run this way. Create and
+/// destroy it on the thread that calls run() (a scoped local); pins nest.
 class LAYERWISE_API CallerPin {
  public:
   CallerPin();
