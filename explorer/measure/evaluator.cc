@@ -170,16 +170,15 @@ Status Evaluator::prepare(const std::string& label, const std::vector<std::strin
   return Status::ok();
 }
 
-Status Evaluator::time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds, bool warmup) {
+Status Evaluator::time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds) {
   using clock = std::chrono::steady_clock;
   ScopedPin pin;  // once for the window, not per run (libs/ops/thread_pool.h)
   Tensor y;
-  if (warmup)
-    for (PreparedDeployment* d : which) LW_RETURN_IF_ERROR(d->ex->run(s_->sample, &y));
   for (int r = 0; r < rounds; ++r)
     for (PreparedDeployment* d : which) {
       // An untimed run first, so the timed one finds the deployment's weights and code as
-      // repeated inference leaves them, not as the deployment before evicted them (as bench).
+      // repeated inference leaves them, not as the deployment before evicted them (as bench),
+      // and a fresh plan's first-run costs (its arena's first touch) fall outside the timing.
       LW_RETURN_IF_ERROR(d->ex->run(s_->sample, &y));
       // Every run starts with the pools parked, as the cost model charges it (the hand-off from
       // the caller into the first 2-thread step), not with the previous deployment's spinning.

@@ -89,9 +89,8 @@ class Evaluator {
   /// Plans and evaluates without timing (m.latency stays empty until time_interleaved).
   Status prepare(const std::string& label, const std::vector<std::string>& names, PreparedDeployment* out);
   /// `rounds` rounds in which every deployment of `which` runs twice in turn, untimed then
-  /// timed (after one more untimed run each when `warmup`); appends to samples_ms and
-  /// refreshes m.latency.
-  Status time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds, bool warmup);
+  /// timed; appends to samples_ms and refreshes m.latency.
+  Status time_interleaved(const std::vector<PreparedDeployment*>& which, int rounds);
   /// The deployment as an executor with the calibrated quantisation and the LUT's converters.
   Status plan(const std::vector<std::string>& names, bool time_steps, std::unique_ptr<Executor>* out) const;
   /// Fills only the LUT predictions and dtype counts.

@@ -146,7 +146,7 @@ Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const 
   std::vector<PreparedDeployment*> all;
   for (auto* v : {&refs, &measured})
     for (PreparedDeployment& d : *v) all.push_back(&d);
-  LW_RETURN_IF_ERROR(ev.time_interleaved(all, ev.options().timing.runs, true));
+  LW_RETURN_IF_ERROR(ev.time_interleaved(all, ev.options().timing.runs));
   const Measurement* base = accuracy_base(refs);
   if (!base) return unsupported("filter: the LUT has no f32 reference deployment to compare accuracy with");
   r.reference_accuracy = base->accuracy.top1;
@@ -165,7 +165,7 @@ Status run_filter(Evaluator& ev, std::vector<FilterCandidate> candidates, const 
   Remeasure more = [&](const std::vector<int>& which, int rounds) {
     std::vector<PreparedDeployment*> w;
     for (int i : which) w.push_back(all[i]);
-    LW_RETURN_IF_ERROR(ev.time_interleaved(w, rounds, false));
+    LW_RETURN_IF_ERROR(ev.time_interleaved(w, rounds));
     for (int i : which) con[i].samples_ms = all[i]->samples_ms;
     return Status::ok();
   };

@@ -42,10 +42,10 @@ double cpu_ms_now() {
 // many times.
 Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
                   std::unique_ptr<Executor>* stepped, ReplayResult* r, SpeedSamples* speed) {
-  ScopedPin pin;  // once for all runs, as an application holding a runtime pin runs them
   std::unique_ptr<Executor> plain;
   LW_RETURN_IF_ERROR(ev.plan(names, false, &plain));
   LW_RETURN_IF_ERROR(ev.plan(names, true, stepped));
+  ScopedPin pin;  // once for all runs, as an application holding a runtime pin runs them
   const size_t steps = (*stepped)->steps().size();
   std::vector<std::vector<double>> t(steps);
   std::vector<double> wall, cpu;
