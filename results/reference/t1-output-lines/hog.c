@@ -1,0 +1,2 @@
+#include <immintrin.h>
+int main(){for(;;)_mm_pause();}
