@@ -619,3 +619,55 @@ TEST_CASE("bench --near-wait: a 2-thread block's rounds wait for the cores to be
     CHECK(r.near_rounds == 1);
   }
 }
+
+TEST_CASE("step residuals: each deployment's step means summed by class against the LUT, the rest end to end") {
+  auto step = [](const char* label, int threads, bool conversion, const char* pool, double mean, double lut) {
+    BenchStep s;
+    s.model = "m";
+    s.label = label;
+    s.threads = threads;
+    s.conversion = conversion;
+    s.pool = pool;
+    s.mean_ms = mean;
+    s.measured_ms = 99;  // the median: not what is summed
+    s.lut_ms = lut;
+    return s;
+  };
+  std::vector<BenchStep> steps = {
+      step("opt-fp32", 2, false, "caller", 0.30, 0.10),  // a 1-thread step of a 2-thread deployment
+      step("opt-fp32", 2, false, "openmp", 2.00, 1.90),
+      step("opt-fp32", 2, false, "caller", 0.20, 0.10),
+      step("opt-fp32", 2, true, "openmp", 0.05, 0.04),
+      step("opt-int8", 2, false, "openmp", 1.00, 1.00),
+      step("opt-int8", 2, false, "caller", 0.50, -1),  // no LUT figure: counted, not summed
+  };
+  const std::vector<StepResiduals> r = step_residuals(steps);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].label == "opt-fp32");
+  CHECK(r[0].caller.steps == 2);
+  CHECK(r[0].caller.measured_ms == doctest::Approx(0.50));
+  CHECK(r[0].caller.lut_ms == doctest::Approx(0.20));
+  CHECK(r[0].pool.steps == 1);
+  CHECK(r[0].pool.measured_ms == doctest::Approx(2.00));
+  CHECK(r[0].conversions.steps == 1);
+  CHECK(r[0].conversions.lut_ms == doctest::Approx(0.04));
+  CHECK(r[0].measured_ms() == doctest::Approx(2.55));
+  CHECK(r[0].lut_ms() == doctest::Approx(2.14));
+  CHECK(r[0].without_lut == 0);
+  CHECK(r[1].label == "opt-int8");
+  CHECK(r[1].without_lut == 1);
+  CHECK(r[1].caller.steps == 0);
+
+  BenchRow row;
+  row.model = "m";
+  row.threads = 2;
+  row.label = "opt-fp32";
+  row.status = "ok";
+  row.predicted_ms = 2.20;
+  row.measured_ms = 2.70;
+  const std::string md = bench_residuals_markdown({row}, steps);
+  CHECK(md.find("| m | 2 | opt-fp32 | 2.200 | 2.700 | 2: 0.500 / 0.200 (+150 %) | 1: 2.000 / 1.900 (+5 %) | "
+                "1: 0.050 / 0.040 (+25 %) | 0.150 / 0.060 |") != std::string::npos);
+  CHECK(md.find("| m | 2 | opt-int8 | - | - |") != std::string::npos);  // no row, and a step without a figure
+  CHECK(bench_residuals_markdown({row}, {}).empty());
+}

@@ -165,6 +165,7 @@ int run_bench(const std::vector<std::string>& argv) {
   line.finish();
   fill_speedups(&rows);
   std::string md = bench_markdown(rows, preamble(args, luts, load_start));
+  if (args.has("steps")) md += bench_residuals_markdown(rows, steps);
   std::printf("%s", md.c_str());
   ok_or_throw(write_file_atomic(args.get("out", "bench.csv"), bench_csv(rows)));
   if (args.has("md")) ok_or_throw(write_file_atomic(args.get("md"), md));

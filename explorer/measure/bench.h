@@ -110,7 +110,7 @@ struct BenchStep {
   bool conversion = false;
   double measured_ms = 0;
   double mean_ms = 0;  // its mean over the rounds: a sum of means is the expected run time
-  double lut_ms = -1;  // the LUT's median for this impl / converter; -1 when absent
+  double lut_ms = -1;  // the LUT's figure for this impl / converter (LatencyStats::cost_ms); -1 when absent
   double recheck_ms = -1;  // an implementation's median timed again (BenchOptions::recheck); -1: not
   std::string pool = "caller";  // the pool whose cpu1 thread ran part of it (ExecStep::pool)
   int rounds = 0;
@@ -153,6 +153,30 @@ std::string bench_csv(const std::vector<BenchRow>& rows);
 std::string bench_steps_csv(const std::vector<BenchStep>& steps);
 /// A summary table (one line per model and thread cap) and one detailed table per block.
 std::string bench_markdown(const std::vector<BenchRow>& rows, const std::string& preamble);
+
+/// Where one deployment's prediction misses, from its steps (issue 16 item 3): the means of
+/// its steps summed per class against the LUT's figures of the same steps. Caller steps are
+/// the ones the caller runs alone (every step of a 1-thread deployment, the 1-thread steps of a
+/// 2-thread one); pool steps the ones a cpu1 thread shares; conversions apart. Steps without a
+/// LUT figure are counted, not summed.
+struct StepResiduals {
+  std::string model, label;
+  int threads = 1;
+  struct Sum {
+    int steps = 0;
+    double measured_ms = 0, lut_ms = 0;
+  };
+  Sum caller, pool, conversions;
+  int without_lut = 0;
+  double measured_ms() const { return caller.measured_ms + pool.measured_ms + conversions.measured_ms; }
+  double lut_ms() const { return caller.lut_ms + pool.lut_ms + conversions.lut_ms; }
+};
+/// One entry per (model, threads, deployment) in the order the steps came.
+std::vector<StepResiduals> step_residuals(const std::vector<BenchStep>& steps);
+/// The residuals as a Markdown section, with each deployment's prediction and end-to-end
+/// measurement from `rows`: what its steps missed by class, and the rest (end to end less the
+/// steps: the hand-offs and copies the cost model charges, and what it does not).
+std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const std::vector<BenchStep>& steps);
 
 /// The 1-minute load average (/proc/loadavg), -1 when unreadable.
 double load_average();

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "env/speed_probe.h"
 #include "explorer/measure/baselines.h"
@@ -194,6 +195,72 @@ std::string bench_steps_csv(const std::vector<BenchStep>& steps) {
        << (s.conversion ? 1 : 0) << ',' << fmt("%.5f", s.measured_ms) << ',' << fmt("%.5f", s.lut_ms) << ','
        << fmt("%.5f", s.recheck_ms) << ',' << fmt("%.5f", s.mean_ms) << ',' << s.pool << ',' << s.rounds << ','
        << s.alone_rounds << '\n';
+  return os.str();
+}
+
+std::vector<StepResiduals> step_residuals(const std::vector<BenchStep>& steps) {
+  std::vector<StepResiduals> out;
+  std::map<std::tuple<std::string, int, std::string>, size_t> at;
+  for (const BenchStep& s : steps) {
+    auto key = std::make_tuple(s.model, s.threads, s.label);
+    auto it = at.find(key);
+    if (it == at.end()) {
+      it = at.emplace(key, out.size()).first;
+      out.push_back({});
+      out.back().model = s.model;
+      out.back().threads = s.threads;
+      out.back().label = s.label;
+    }
+    StepResiduals& r = out[it->second];
+    if (s.lut_ms < 0) {
+      ++r.without_lut;
+      continue;
+    }
+    StepResiduals::Sum& sum = s.conversion ? r.conversions : s.pool == "caller" ? r.caller : r.pool;
+    ++sum.steps;
+    sum.measured_ms += s.mean_ms;  // (the LUT's figures are means too: LatencyStats::cost_ms)
+    sum.lut_ms += s.lut_ms;
+  }
+  return out;
+}
+
+namespace {
+
+std::string residual_cell(const StepResiduals::Sum& s) {
+  if (s.steps == 0) return "-";
+  std::string gap = s.lut_ms > 0 ? fmt(" (%+.0f %%)", 100 * (s.measured_ms / s.lut_ms - 1)) : "";
+  return std::to_string(s.steps) + ": " + fmt("%.3f", s.measured_ms) + " / " + fmt("%.3f", s.lut_ms) + gap;
+}
+
+}  // namespace
+
+std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const std::vector<BenchStep>& steps) {
+  const std::vector<StepResiduals> res = step_residuals(steps);
+  if (res.empty()) return "";
+  std::ostringstream os;
+  os << "\n### Where the predictions miss, by step (--steps)\n\n"
+     << "Per deployment: its steps' means (over the rounds with step timing) summed per class, against "
+        "the LUT's figures of the same steps (means too), ms (steps: measured / LUT). Caller steps run on the caller "
+        "alone (a 2-thread deployment's 1-thread steps among them); pool steps share cpu1. The rest: "
+        "end to end less the steps, measured (the plain runs' median less the steps' means) and charged "
+        "(the prediction less the LUT figures: hand-offs and the network's copies).\n\n"
+     << "| model | threads | deployment | predicted ms | measured ms | caller steps | pool steps | conversions "
+        "| rest ms, measured / charged |\n"
+     << "|---|---:|---|---:|---:|---|---|---|---:|\n";
+  for (const StepResiduals& r : res) {
+    const BenchRow* row = nullptr;
+    for (const BenchRow& b : rows)
+      if (b.model == r.model && b.threads == r.threads && b.label == r.label) row = &b;
+    const bool have = row && row->status == "ok" && row->measured_ms > 0;
+    os << "| " << r.model << " | " << r.threads << " | " << r.label << " | "
+       << (have ? fmt("%.3f", row->predicted_ms) : "-") << " | " << (have ? fmt("%.3f", row->measured_ms) : "-")
+       << " | " << residual_cell(r.caller) << " | " << residual_cell(r.pool) << " | " << residual_cell(r.conversions)
+       << " | "
+       << (have && r.without_lut == 0
+               ? fmt("%.3f", row->measured_ms - r.measured_ms()) + " / " + fmt("%.3f", row->predicted_ms - r.lut_ms())
+               : std::string("-"))
+       << " |\n";
+  }
   return os.str();
 }
 
