@@ -27,15 +27,16 @@ for tag in sys.argv[3:]:
                 if c in th: t.append(th[c])
                 else: t+=cons_thr(c)
             return t
-        est=ex=0; n=0
+        est=ex=0; n=0; A=[0,0]
         for r in st:
             if not r['name'].endswith('_t1'): continue
             t=int(r['layer']); d=1 if '_int8_' in r['name'] else (2 if '_bf16_' in r['name'] else 4)
             kb=math.prod(shape[t])*d/1024
             fr=0
             ins=lay[t].get('inputs',[])
-            if lay[t]['kind'] in INPLACE and ins and thr(ins[0])==2: fr+=0.5
-            if 2 in cons_thr(t): fr+=0.5
-            est+=C*min(fr,1)*kb/1e3; ex+=float(r['measured_ms'])-float(r['lut_ms']); n+=1
-        if n: out.append(f"{dep} n={n} excess {ex:.3f} est {est:.3f}")
+            a=0.5 if (lay[t]['kind'] in INPLACE and ins and thr(ins[0])==2) else 0
+            b=0.5 if 2 in cons_thr(t) else 0
+            A[0]+=C*a*kb/1e3; A[1]+=C*b*kb/1e3
+            est+=C*min(a+b,1)*kb/1e3; ex+=float(r['measured_ms'])-float(r['lut_ms']); n+=1
+        if n: out.append(f"{dep} excess {ex:.3f} est {est:.3f} (in place after 2t {A[0]:.3f}, read by 2t {A[1]:.3f})")
     print(tag,' | '.join(out))
