@@ -247,11 +247,12 @@ std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const st
      << "| model | threads | deployment | predicted ms | measured ms | caller steps | pool steps | conversions "
         "| rest ms, measured / charged |\n"
      << "|---|---:|---|---:|---:|---|---|---|---:|\n";
+  const std::vector<Block> blocks = blocks_of(rows);
   for (const StepResiduals& r : res) {
     const BenchRow* row = nullptr;
-    for (const BenchRow& b : rows)
-      if (b.model == r.model && b.threads == r.threads && b.label == r.label) row = &b;
-    const bool have = row && row->status == "ok" && row->measured_ms > 0;
+    for (const Block& b : blocks)
+      if (b[0]->model == r.model && b[0]->threads == r.threads) row = find_label(b, r.label);
+    const bool have = row && row->measured_ms > 0;
     os << "| " << r.model << " | " << r.threads << " | " << r.label << " | "
        << (have ? fmt("%.3f", row->predicted_ms) : "-") << " | " << (have ? fmt("%.3f", row->measured_ms) : "-")
        << " | " << residual_cell(r.caller) << " | " << residual_cell(r.pool) << " | " << residual_cell(r.conversions)
