@@ -90,9 +90,11 @@ void add_peak_memory(const Problem& p, Model* m, CoinPackedVector* memory) {
 // continuation f[P] (a fused pseudo-impl runs nothing: the pool stays), and over P to X[t][Q],
 // the layer's impls on pool Q; f sums to the fused impls F[t]; e[t][Q] = X[t][Q] + f[Q]. With
 // binary x every y is fixed, and the relaxation is as tight as the edges' marginal rows.
-void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency) {
+// exits: e[t][*] per layer, for the shared writes.
+void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency, std::vector<std::vector<int>>* exits) {
   const int P = kThreadPoolCount;
   std::vector<int> prev(P, -1);  // e[t-1][*] columns
+  exits->clear();
   for (int t = 0; t < p.n; ++t) {
     std::vector<CoinPackedVector> X(P);  // X[t][Q] - (their y or e) = 0, built below
     CoinPackedVector F;
@@ -135,11 +137,76 @@ void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency) {
     }
     for (int q = 0; q < P; ++q) m->add_row(e_row[q], 0, 0);
     prev = cur;
+    exits->push_back(cur);
   }
   const int last = p.n - 1;
   for (int q = 0; q < P; ++q)  // the last step hands the output copy to the caller
     if (p.handoff_ms(last, q, int(ThreadPoolId::kCaller)) > 0)
       latency->insert(prev[q], p.handoff_ms(last, q, int(ThreadPoolId::kCaller)));
+}
+
+// A charge `cost` on a column s in [0, 1], and rows s >= sum(terms) - (terms - 1) added by
+// at_least_all: s is 1 when every term of a row is (binary x and the exit columns they fix),
+// 0 at the optimum otherwise.
+int add_charge(Model* m, CoinPackedVector* latency, double cost) {
+  const int s = m->add_col(0, 0, 1, false);
+  latency->insert(s, cost);
+  return s;
+}
+void at_least_all(Model* m, int s, const std::vector<const CoinPackedVector*>& terms) {
+  CoinPackedVector r;
+  r.insert(s, 1.0);
+  for (const CoinPackedVector* v : terms)
+    for (int i = 0; i < v->getNumElements(); ++i) r.insert(v->getIndices()[i], -v->getElements()[i]);
+  m->add_row(r, 1.0 - double(terms.size()), COIN_DBL_MAX);
+}
+
+// The impls of layer t kept by `keep`, grouped by their shared-write charge: sum of x per charge.
+template <typename Keep>
+std::map<double, CoinPackedVector> by_shared_write(const Problem& p, const Model& m, int t, Keep keep) {
+  std::map<double, CoinPackedVector> out;
+  for (int a = 0; a < p.actions(t); ++a)
+    if (const int f = p.offset[t] + a; m.x[f] >= 0 && p.shared_write[f] > 0 && keep(f)) out[p.shared_write[f]].insert(m.x[f], 1.0);
+  return out;
+}
+
+// env/cost.h's shared writes on the exit columns e[t][Q] (the pool that wrote layer t's output):
+// (1) per producer j and charge v: s >= X[j][v] + e[j][caller] + (consumer c on cpu1) - 2 for each
+// consumer c (one s per (j, v): charged once); (2) per in-place layer t, charge v of its caller
+// impls: s >= X[t][v] + (e[j][Q] over cpu1 pools Q) - 1, j its input, when t is j's last reader.
+void add_shared_writes(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e) {
+  const int P = kThreadPoolCount, caller = int(ThreadPoolId::kCaller);
+  auto exit_on = [&](int j, bool cpu1) {
+    CoinPackedVector v;
+    for (int q = 0; q < P; ++q)
+      if (Problem::on_cpu1(q) == cpu1 && q != Problem::kNoStep) v.insert(e[j][q], 1.0);
+    return v;
+  };
+  for (int j = 0; j < p.n; ++j) {
+    std::vector<CoinPackedVector> readers;  // per consumer: its impls on a pool with cpu1
+    for (int k = p.out_begin[j]; k < p.out_begin[j + 1]; ++k) {
+      const int c = p.edges[p.out_edge[k]].consumer;
+      if (k > p.out_begin[j] && p.edges[p.out_edge[k - 1]].consumer == c) continue;  // (reads j twice)
+      CoinPackedVector r;
+      for (int b = 0; b < p.actions(c); ++b)
+        if (const int f = p.offset[c] + b; m->x[f] >= 0 && Problem::on_cpu1(p.pool[f])) r.insert(m->x[f], 1.0);
+      if (r.getNumElements() > 0) readers.push_back(r);
+    }
+    if (readers.empty()) continue;
+    const CoinPackedVector on_caller = exit_on(j, false);
+    for (const auto& [v, x] : by_shared_write(p, *m, j, [&](int f) { return !Problem::on_cpu1(p.pool[f]); })) {
+      const int s = add_charge(m, latency, v);  // one charge for every reader
+      for (const CoinPackedVector& r : readers) at_least_all(m, s, {&x, &on_caller, &r});
+    }
+  }
+  for (int t = 1; t < p.n; ++t) {
+    if (!p.in_place[t] || p.in_begin[t] == p.in_begin[t + 1]) continue;
+    const int j = p.edges[p.in_begin[t]].producer;
+    if (p.last_use[j] != t) continue;
+    const CoinPackedVector on_cpu1 = exit_on(j, true);
+    for (const auto& [v, x] : by_shared_write(p, *m, t, [&](int f) { return p.pool[f] == caller; }))
+      at_least_all(m, add_charge(m, latency, v), {&x, &on_cpu1});
+  }
 }
 
 // Builds columns and rows; returns the latency and memory expressions as sparse vectors.
@@ -198,7 +265,11 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
     for (auto& r : col_c) m->add_row(r, 0, 0);
     for (auto& [col, r] : need) m->add_row(r, 0, COIN_DBL_MAX);
   }
-  if (p.has_handoffs()) add_handoffs(p, m, latency);
+  if (p.has_handoffs()) {
+    std::vector<std::vector<int>> exits;
+    add_handoffs(p, m, latency, &exits);
+    if (p.has_shared_writes()) add_shared_writes(p, m, latency, exits);
+  }
   *z = -1;
   if (o.memory_model == MemoryModel::kPeak) add_peak_memory(p, m, memory);
   if (o.memory_model == MemoryModel::kLayerByLayer) {  // z >= memory of every layer's choice

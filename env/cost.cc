@@ -117,6 +117,14 @@ void set_handoffs(const Lut& lut, Problem* p) {
   }
 }
 
+// Only where hand-offs are charged: a LUT with 2-thread steps whose profile measured the rate.
+void set_shared_writes(const Lut& lut, Problem* p) {
+  const double us_per_kb = lut.runtime.shared_write_us_per_kb;
+  if (!p->has_handoffs() || !(us_per_kb > 0)) return;
+  for (int t = 0; t < p->n; ++t) p->in_place.push_back(runs_in_place(lut.layers[t].kind));
+  for (int64_t bytes : p->output) p->shared_write.push_back(0.5 * double(bytes) / 1024.0 * us_per_kb / 1000.0);
+}
+
 void fill_edges(const Lut& lut, Problem* p) {
   fill_conversions(lut, p);
   p->last_use.resize(p->n);
@@ -193,6 +201,7 @@ Status compile_problem(const Lut& lut, Problem* out) {
   if (p.n == 0) return invalid_argument("LUT of '" + lut.model_name + "' has no layers");
   fill_impls(lut, &p);
   set_handoffs(lut, &p);
+  set_shared_writes(lut, &p);
   fill_edges(lut, &p);
   prune(&p);
   for (int i = 0; i < p.n; ++i) {
@@ -220,7 +229,39 @@ double conversion_in_ms(const Problem& p, const int* a, int t, int b) {
     }
     if (!paid) total += c;
   }
-  return total + handoff_in_ms(p, a, t, b);
+  return total + handoff_in_ms(p, a, t, b) + shared_write_in_ms(p, a, t, b);
+}
+
+bool runs_in_place(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kRelu: case LayerKind::kRelu6: case LayerKind::kHardSwish: case LayerKind::kHardSigmoid:
+    case LayerKind::kSigmoid: case LayerKind::kGelu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double shared_write_in_ms(const Problem& p, const int* a, int t, int b) {
+  if (!p.has_shared_writes() || t == 0) return 0.0;
+  const int f = p.offset[t] + b, q = p.pool[f];
+  double total = 0;
+  if (q == int(ThreadPoolId::kCaller) && p.in_place[t]) {  // (2) in place on what cpu1 wrote half of
+    const int j = p.edges[p.in_begin[t]].producer;
+    if (p.last_use[j] == t && Problem::on_cpu1(exit_pool(p, a, j))) total += p.shared_write[f];
+  }
+  if (!Problem::on_cpu1(q)) return total;
+  for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {  // (1) reads what the caller wrote
+    const int j = p.edges[e].producer;
+    if (exit_pool(p, a, j) != int(ThreadPoolId::kCaller)) continue;
+    bool paid = false;  // an earlier step on cpu1 (or t itself, reading j twice) read it already
+    for (int k = p.prev_out[e]; k >= 0 && !paid; k = p.prev_out[k]) {
+      const int c = p.edges[k].consumer;
+      paid = Problem::on_cpu1(p.pool[p.offset[c] + (c == t ? b : a[c])]);
+    }
+    if (!paid) total += p.shared_write[p.offset[j] + a[j]];
+  }
+  return total;
 }
 
 int exit_pool(const Problem& p, const int* a, int t) {

@@ -29,6 +29,19 @@
 /// layer's), so it is charged its chain alone and the hand-off stays the consumer's: the
 /// conversion starts the consumer's pool a little earlier. A LUT without hand-offs charges none.
 ///
+/// Shared writes (Lut::runtime.shared_write_us_per_kb, in a LUT with hand-offs): a step on the
+/// caller of a 2-thread deployment writes its output over lines cpu1 holds, which the write
+/// must take back from cpu1's caches (results/reference/t1-output-lines/). Two cases, each
+/// charged half the step's output bytes at the measured rate (half: cpu1 ran half of the
+/// 2-thread step): (1) a 2-thread step (or its conversion, which runs on its pool) reads the
+/// output, so in the previous inference cpu1 read half of it: charged once per producer, to its
+/// first consumer on a pool with a cpu1 thread, like a conversion; (2) an activation that runs in
+/// place (the arena aliases it when its input dies with it) on the output of a step on cpu1,
+/// which wrote half of it: charged to the activation. A fused pseudo-impl's output is its
+/// absorber's, written on the absorber's pool (walking back, as for hand-offs). The executor
+/// reuses arena slots, so other lines than these are shared too: a first-order model, in the
+/// right range on GoogLeNet's, SqueezeNet's and MobileNetV3-Large's deployments there.
+///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
 ///   memory = sum(weights) + max(workspace) + max over schedule steps i of
@@ -108,7 +121,16 @@ struct Problem {
   std::vector<double> handoff;
   static constexpr int8_t kNoStep = -1;
 
+  /// Per flat impl: half its output bytes at Lut::runtime.shared_write_us_per_kb, ms (a step on
+  /// the caller writing them over cpu1's lines); empty: none charged.
+  std::vector<double> shared_write;
+  /// Per layer: an activation the executor may run in place (shared writes, case 2).
+  std::vector<uint8_t> in_place;
+
   bool has_handoffs() const { return !handoff.empty(); }
+  bool has_shared_writes() const { return !shared_write.empty(); }
+  /// Whether pool `q` has a thread on cpu1 (a step on it, not the caller's or no step).
+  static bool on_cpu1(int q) { return q != kNoStep && q != int(ThreadPoolId::kCaller); }
   double handoff_ms(int layer, int from_pool, int to_pool) const {
     return handoff.empty() ? 0.0 : handoff[(size_t(layer) * kThreadPoolCount + from_pool) * kThreadPoolCount + to_pool];
   }
@@ -137,6 +159,11 @@ int exit_pool(const Problem& p, const int* assign, int t);
 /// step before it, and at the last layer from b's step to the caller's output copy. Part of
 /// conversion_in_ms.
 double handoff_in_ms(const Problem& p, const int* assign, int t, int b);
+/// The shared writes charged at layer t for impl b given assign[j], j < t (env/cost.h's two
+/// cases). Part of conversion_in_ms.
+double shared_write_in_ms(const Problem& p, const int* assign, int t, int b);
+/// The layer kinds whose steps run in place on their input (shared writes, case 2).
+bool runs_in_place(LayerKind kind);
 /// THE latency of a complete assignment (`assignment[i]` is the impl index within layer i):
 /// sum over t of impl_ms + conversion_in_ms. +inf when it uses an unusable impl or an
 /// impossible edge.

@@ -121,11 +121,15 @@ struct HandoffMatrix {
 /// it; 0 for a set not profiled), against which a later measurement's drift is told; and
 /// how far apart its two cores were: core_link_ns, the median round trip of a cache line
 /// between them probed with the speed (env/speed_probe.h; 0: not probed).
+/// And what a write on cpu0 pays per KiB of lines cpu1 holds (shared_write_us_per_kb, measured
+/// by env/runtime_costs.h's probe; 0: not measured, none charged): a 1-thread step of a
+/// 2-thread deployment writes over lines a 2-thread step left in cpu1's caches (env/cost.h).
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
   std::vector<HandoffMatrix> handoffs;
   std::vector<double> speed_ms;
   double core_link_ns = 0;
+  double shared_write_us_per_kb = 0;
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
   bool has_handoffs() const { return !handoffs.empty(); }
   bool has_speed() const { return !speed_ms.empty(); }

@@ -544,6 +544,10 @@ Status Profiler::run(Lut* out) {
       // the pairs and keep medians: a spell inside spoils a few rounds of each, not a figure)
       return measure_handoff_costs(kHandoffRounds, &lut.runtime);
     }));
+  if (two_thread_set())
+    LW_RETURN_IF_ERROR(near_throughout("shared writes", [&](const std::function<void()>&) {
+      return measure_shared_write(kSharedWriteRounds, &lut.runtime);
+    }));
   if (o_.spent) {
     o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();
     o_.spent->runtime_s = std::chrono::duration<double>(clock_type::now() - t1).count();

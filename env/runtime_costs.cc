@@ -84,6 +84,37 @@ Status measure_handoff_costs(int rounds, RuntimeCosts* out) {
   return Status::ok();
 }
 
+Status measure_shared_write(int rounds, RuntimeCosts* out) {
+  if (available_thread_set_cpus() < 2) return unsupported("shared writes: one CPU for the thread sets");
+  std::vector<float> buf(kSharedWriteBytes / sizeof(float)), evict((8 << 20) / sizeof(float));
+  volatile float sink = 0;
+  auto timed_write = [&] {
+    const auto t0 = Clock::now();
+    std::fill(buf.begin(), buf.end(), 2.0f);
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    sink = buf[buf.size() / 3];
+    return us;
+  };
+  auto read_on_cpu1 = [&](int64_t k, int64_t) {
+    if (k != 1) return;
+    float s = 0;
+    for (size_t i = 0; i < buf.size(); i += 64 / sizeof(float)) s += buf[i];  // one load per line
+    sink = s;
+  };
+  ScopedPin pin;
+  std::vector<double> own, shared;
+  for (int r = 0; r < rounds; ++r) {
+    std::fill(buf.begin(), buf.end(), 1.0f);
+    std::fill(evict.begin(), evict.end(), float(r));  // 8 MiB through cpu0's private caches
+    own.push_back(timed_write());
+    std::fill(buf.begin(), buf.end(), 1.0f);
+    on_each_cpu(2, read_on_cpu1);
+    shared.push_back(timed_write());
+  }
+  out->shared_write_us_per_kb = std::max(0.0, (median(shared) - median(own)) / (kSharedWriteBytes / 1024.0));
+  return Status::ok();
+}
+
 Status measure_runtime_costs(const Network& net, const Protocol& protocol, RuntimeCosts* out) {
   if (net.layers.empty()) return invalid_argument("runtime costs: empty network");
   LW_RETURN_IF_ERROR(time_copy(net.input_shape(), protocol, &out->input_copy_ms));

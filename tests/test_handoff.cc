@@ -11,61 +11,12 @@
 #include "agents/ilp.h"
 #include "env/runtime_costs.h"
 #include "tests/agent_fixtures.h"
+#include "tests/handoff_fixtures.h"
 
 using namespace lw;
 using namespace lw::testing;
 
 namespace {
-
-int pool_index(const char* name) { return int(*parse_thread_pool(name)); }
-
-// One matrix (measured with 20 us items), or the matrix of item `item_us` (added in order).
-void set_handoff(Lut& lut, const char* from, const char* to, double ms, double item_us = 20) {
-  auto& all = lut.runtime.handoffs;
-  if (all.empty() || all.back().item_us < item_us) all.push_back({item_us, std::vector<double>(kThreadPoolCount * kThreadPoolCount, 0.0)});
-  all.back().ms[pool_index(from) * kThreadPoolCount + pool_index(to)] = ms;
-}
-
-int pool_of(const Impl& m) {
-  if (m.threads <= 1) return pool_index("caller");
-  // (XNNPACK's 2-thread steps on libgomp's team: libs/xnnpack/omp_pthreadpool.cc)
-  if (m.library == "onednn" || m.library == "torch" || m.library == "xnnpack") return pool_index("openmp");
-  return int(native_kernels_pool());  // native kernels, OpenBLAS
-}
-
-// The hand-offs of an assignment as a state machine over the steps in layer order, written
-// apart from env/cost.cc: the current pool starts and ends at the caller; a fused pseudo-impl
-// leaves it as it is; a hand-off into layer i's pool is read at the fastest ok impl of layer i
-// on that pool (the output copy's at the last layer's fastest on the caller).
-double lut_handoffs(const Lut& lut, const std::vector<int>& a) {
-  if (lut.runtime.handoffs.empty()) return 0.0;
-  auto step_ms = [&](size_t i, int pool) {
-    double least = 0;
-    bool any = false;
-    for (const Impl& m : lut.layers[i].impls)
-      if (m.ok() && m.library != "fused" && pool_of(m) == pool && (!any || m.latency_ms.median < least)) least = m.latency_ms.median, any = true;
-    return least;
-  };
-  auto charge = [&](size_t i, int from, int to) { return lut.runtime.handoff(ThreadPoolId(from), ThreadPoolId(to), step_ms(i, to)); };
-  int cur = pool_index("caller");
-  double total = 0;
-  for (size_t i = 1; i < lut.layers.size(); ++i) {
-    const Impl& m = lut.layers[i].impls[a[i]];
-    if (m.library == "fused") continue;
-    total += charge(i, cur, pool_of(m));
-    cur = pool_of(m);
-  }
-  return total + charge(lut.layers.size() - 1, cur, pool_index("caller"));
-}
-
-double brute_with_handoffs(const Lut& lut, std::vector<int>* best) {
-  double opt = kInf;
-  for_each_assignment(lut, [&](const std::vector<int>& a) {
-    const double l = lut_latency(lut, a) + lut_handoffs(lut, a);
-    if (l < opt) opt = l, *best = a;
-  });
-  return opt;
-}
 
 // The best latency with hand-offs among the deployments that are optimal without them (to
 // 1e-9): above the optimum with hand-offs when they move it, whichever of several tied plain

@@ -84,12 +84,17 @@ int run_runtime_only(const Args& args, const Network& net) {
   (void)registry;
   start_thread_sets();
   ok_or_throw(measure_runtime_costs(net, options_from(args).protocol, &lut.runtime));
-  if (available_thread_set_cpus() > 1) ok_or_throw(measure_handoff_costs(kHandoffRounds, &lut.runtime));
-  else std::printf("one CPU for the thread sets: no thread-pool hand-offs to measure\n");
+  if (available_thread_set_cpus() > 1) {
+    ok_or_throw(measure_handoff_costs(kHandoffRounds, &lut.runtime));
+    ok_or_throw(measure_shared_write(kSharedWriteRounds, &lut.runtime));
+  } else {
+    std::printf("one CPU for the thread sets: no thread-pool hand-offs or shared writes to measure\n");
+  }
   ok_or_throw(save_lut(lut, args.get("out")));
   std::printf("runtime costs of %s: input copy %.4f ms, output copy %.4f ms; hand-offs (ms):\n", net.name.c_str(),
               lut.runtime.input_copy_ms, lut.runtime.output_copy_ms);
   std::printf("%s", handoffs_table(lut.runtime).c_str());
+  std::printf("a write over lines cpu1 read: %.4f us per KiB more\n", lut.runtime.shared_write_us_per_kb);
   std::printf("wrote %s\n", args.get("out").c_str());
   return 0;
 }
@@ -181,8 +186,10 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "once they are near, waiting at most --far-wait seconds in all (0: keep them).\n"
                "With thread set 2 the LUT's runtime object also gets the measured hand-off between\n"
                "every two thread pools (caller, native with OpenBLAS, xnnpack, openmp), which the cost\n"
-               "model charges between consecutive steps on different pools. --runtime-only measures\n"
-               "only these runtime costs (copies and hand-offs) into an existing LUT (--lut, default\n"
+               "model charges between consecutive steps on different pools, and what a write on cpu0\n"
+               "pays per KiB of lines cpu1 read (charged to a 1-thread step whose output a 2-thread\n"
+               "step reads, or that works in place on a 2-thread step's). --runtime-only measures\n"
+               "only these runtime costs (copies, hand-offs, shared writes) into an existing LUT (--lut, default\n"
                "--out) and writes it to --out: seconds, not a profile.\n"
                "--in-network R: last, time the contenders inside network inferences, QS-DNN's way, R\n"
                "rounds per deployment (`lut refine`; default 0: the figures timed alone).\n",
