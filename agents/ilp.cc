@@ -47,9 +47,11 @@ std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer
   format->clear();
   for (int i = 0; i < int(cls.size()); ++i) {
     const ImplFields& x = p.fields[p.offset[producer ? e.producer : e.consumer] + i];
+    const int f = p.offset[producer ? e.producer : e.consumer] + i;
     std::vector<double> sig(1 + (producer ? nc : np));
     sig[0] = producer ? x.out_format : x.in_format;
     for (int j = 1; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j - 1) : p.edge_cost(e, j - 1, i);
+    if (p.has_shared_writes()) sig.insert(sig.end(), {double(p.pool[f]), p.shared_write[f]});  // (one of each a class)
     auto [it, fresh] = ids.emplace(sig, int(ids.size()));
     if (fresh) format->push_back(int(sig[0]));
     cls[i] = it->second;
@@ -145,67 +147,80 @@ void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency, std::ve
       latency->insert(prev[q], p.handoff_ms(last, q, int(ThreadPoolId::kCaller)));
 }
 
-// A charge `cost` on a column s in [0, 1], and rows s >= sum(terms) - (terms - 1) added by
-// at_least_all: s is 1 when every term of a row is (binary x and the exit columns they fix),
-// 0 at the optimum otherwise.
-int add_charge(Model* m, CoinPackedVector* latency, double cost) {
-  const int s = m->add_col(0, 0, 1, false);
-  latency->insert(s, cost);
-  return s;
-}
-void at_least_all(Model* m, int s, const std::vector<const CoinPackedVector*>& terms) {
-  CoinPackedVector r;
+// The edge-pair columns y[k][l] of one edge (producer class k, consumer class l), with what
+// the shared writes need of the two classes (a class has one pool and one charge, see classes).
+struct PairCol {
+  int y;
+  int8_t producer_pool, consumer_pool;
+  double producer_charge, consumer_charge;
+};
+
+// s >= sum(ys) (+ sum(also) - 1 when `also` is given), s in [0, 1]: with binary x the ys of an
+// edge hold exactly one 1 (its marginal rows), so s is 1 when a listed pair is chosen (and the
+// exit columns in `also` say so), 0 at the optimum otherwise. As tight as the y columns in the
+// LP relaxation where `also` is empty.
+void at_least(Model* m, int s, const CoinPackedVector& ys, const CoinPackedVector* also = nullptr) {
+  if (ys.getNumElements() == 0) return;
+  CoinPackedVector r = ys;
+  for (int i = 0; i < r.getNumElements(); ++i) r.getElements()[i] = -1.0;
+  if (also)
+    for (int i = 0; i < also->getNumElements(); ++i) r.insert(also->getIndices()[i], -also->getElements()[i]);
   r.insert(s, 1.0);
-  for (const CoinPackedVector* v : terms)
-    for (int i = 0; i < v->getNumElements(); ++i) r.insert(v->getIndices()[i], -v->getElements()[i]);
-  m->add_row(r, 1.0 - double(terms.size()), COIN_DBL_MAX);
+  m->add_row(r, also ? -1.0 : 0.0, COIN_DBL_MAX);
 }
 
-// The impls of layer t kept by `keep`, grouped by their shared-write charge: sum of x per charge.
-template <typename Keep>
-std::map<double, CoinPackedVector> by_shared_write(const Problem& p, const Model& m, int t, Keep keep) {
-  std::map<double, CoinPackedVector> out;
-  for (int a = 0; a < p.actions(t); ++a)
-    if (const int f = p.offset[t] + a; m.x[f] >= 0 && p.shared_write[f] > 0 && keep(f)) out[p.shared_write[f]].insert(m.x[f], 1.0);
-  return out;
-}
-
-// env/cost.h's shared writes on the exit columns e[t][Q] (the pool that wrote layer t's output):
-// (1) per producer j and charge v: s >= X[j][v] + e[j][caller] + (consumer c on cpu1) - 2 for each
-// consumer c (one s per (j, v): charged once); (2) per in-place layer t, charge v of its caller
-// impls: s >= X[t][v] + (e[j][Q] over cpu1 pools Q) - 1, j its input, when t is j's last reader.
-void add_shared_writes(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e) {
-  const int P = kThreadPoolCount, caller = int(ThreadPoolId::kCaller);
-  auto exit_on = [&](int j, bool cpu1) {
+// env/cost.h's shared writes on the edge-pair columns. The pool that wrote a producer's output
+// is its class's pool, but a fused pseudo-impl's (no step) is its absorber's: the exit columns
+// e[j][Q] then say where (one more term in the row). (1) Per producer j and charge v, one
+// column s charged once: s >= the pairs of any edge out of j that join a class of j on the
+// caller (charge v) to a consumer class on cpu1. (2) Per in-place layer t that is its input j's
+// last reader and charge v of its caller classes: s >= the pairs of the edge j -> t that join
+// a producer class that wrote on cpu1 to such a class.
+void add_shared_writes(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e,
+                       const std::vector<std::vector<PairCol>>& pairs) {
+  const int caller = int(ThreadPoolId::kCaller);
+  auto charge = [&](double v) {
+    const int s = m->add_col(0, 0, 1, false);
+    latency->insert(s, v);
+    return s;
+  };
+  auto exits = [&](int j, bool cpu1) {
     CoinPackedVector v;
-    for (int q = 0; q < P; ++q)
-      if (Problem::on_cpu1(q) == cpu1 && q != Problem::kNoStep) v.insert(e[j][q], 1.0);
+    for (int q = 0; q < kThreadPoolCount; ++q)
+      if (Problem::on_cpu1(q) == cpu1) v.insert(e[j][q], 1.0);
     return v;
   };
+  struct Ys { CoinPackedVector step, fused; };  // pairs whose writer is a step's pool / an absorber's
   for (int j = 0; j < p.n; ++j) {
-    std::vector<CoinPackedVector> readers;  // per consumer: its impls on a pool with cpu1
+    std::map<double, int> s;  // charge -> column
+    const CoinPackedVector on_caller = exits(j, false);
     for (int k = p.out_begin[j]; k < p.out_begin[j + 1]; ++k) {
-      const int c = p.edges[p.out_edge[k]].consumer;
-      if (k > p.out_begin[j] && p.edges[p.out_edge[k - 1]].consumer == c) continue;  // (reads j twice)
-      CoinPackedVector r;
-      for (int b = 0; b < p.actions(c); ++b)
-        if (const int f = p.offset[c] + b; m->x[f] >= 0 && Problem::on_cpu1(p.pool[f])) r.insert(m->x[f], 1.0);
-      if (r.getNumElements() > 0) readers.push_back(r);
-    }
-    if (readers.empty()) continue;
-    const CoinPackedVector on_caller = exit_on(j, false);
-    for (const auto& [v, x] : by_shared_write(p, *m, j, [&](int f) { return !Problem::on_cpu1(p.pool[f]); })) {
-      const int s = add_charge(m, latency, v);  // one charge for every reader
-      for (const CoinPackedVector& r : readers) at_least_all(m, s, {&x, &on_caller, &r});
+      std::map<double, Ys> ys;
+      for (const PairCol& c : pairs[p.out_edge[k]])
+        if (c.producer_charge > 0 && !Problem::on_cpu1(c.producer_pool) && Problem::on_cpu1(c.consumer_pool))
+          (c.producer_pool == Problem::kNoStep ? ys[c.producer_charge].fused : ys[c.producer_charge].step).insert(c.y, 1.0);
+      for (const auto& [v, y] : ys) {
+        auto [it, fresh] = s.try_emplace(v, -1);
+        if (fresh) it->second = charge(v);
+        at_least(m, it->second, y.step);
+        at_least(m, it->second, y.fused, &on_caller);
+      }
     }
   }
   for (int t = 1; t < p.n; ++t) {
     if (!p.in_place[t] || p.in_begin[t] == p.in_begin[t + 1]) continue;
     const int j = p.edges[p.in_begin[t]].producer;
     if (p.last_use[j] != t) continue;
-    const CoinPackedVector on_cpu1 = exit_on(j, true);
-    for (const auto& [v, x] : by_shared_write(p, *m, t, [&](int f) { return p.pool[f] == caller; }))
-      at_least_all(m, add_charge(m, latency, v), {&x, &on_cpu1});
+    const CoinPackedVector on_cpu1 = exits(j, true);
+    std::map<double, Ys> ys;
+    for (const PairCol& c : pairs[p.in_begin[t]])
+      if (c.consumer_charge > 0 && c.consumer_pool == caller && c.producer_pool != caller)
+        (c.producer_pool == Problem::kNoStep ? ys[c.consumer_charge].fused : ys[c.consumer_charge].step).insert(c.y, 1.0);
+    for (const auto& [v, y] : ys) {
+      const int col = charge(v);
+      at_least(m, col, y.step);
+      at_least(m, col, y.fused, &on_cpu1);
+    }
   }
 }
 
@@ -231,10 +246,15 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
   // A conversion (producer, from, to) is run once for all consumers (env/cost.h): its cost is on
   // one variable w >= the edge variables of every edge that needs it.
   std::map<std::tuple<int, int, int>, int> w;
-  for (const auto& e : p.edges) {
+  std::vector<std::vector<PairCol>> pairs(p.edges.size());
+  for (size_t ei = 0; ei < p.edges.size(); ++ei) {
+    const Problem::Edge& e = p.edges[ei];
     int kp = 0, kc = 0;
     std::vector<int> fp, fc;
     const auto cp = classes(p, e, true, &kp, &fp), cc = classes(p, e, false, &kc, &fc);
+    std::vector<int> rep_p(kp), rep_c(kc);  // a flat impl of each class
+    for (int a = 0; a < p.actions(e.producer); ++a) rep_p[cp[a]] = p.offset[e.producer] + a;
+    for (int b = 0; b < p.actions(e.consumer); ++b) rep_c[cc[b]] = p.offset[e.consumer] + b;
     std::map<int, CoinPackedVector> need;  // w column -> its row for this edge: w - sum y >= 0
     std::vector<CoinPackedVector> row_p(kp), col_c(kc);  // marginal rows: sum_l y[k][l] - sum_{a in k} x = 0
     for (int a = 0; a < p.actions(e.producer); ++a)
@@ -251,6 +271,8 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
         const int y = m->add_col(0, 0, 1, false);
         row_p[k].insert(y, 1.0);
         col_c[l].insert(y, 1.0);
+        if (p.has_shared_writes())
+          pairs[ei].push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]], p.shared_write[rep_c[l]]});
         if (c == 0) continue;
         auto [it, fresh] = w.try_emplace({e.producer, fp[k], fc[l]}, -1);
         if (fresh) {
@@ -268,7 +290,7 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
   if (p.has_handoffs()) {
     std::vector<std::vector<int>> exits;
     add_handoffs(p, m, latency, &exits);
-    if (p.has_shared_writes()) add_shared_writes(p, m, latency, exits);
+    if (p.has_shared_writes()) add_shared_writes(p, m, latency, exits, pairs);
   }
   *z = -1;
   if (o.memory_model == MemoryModel::kPeak) add_peak_memory(p, m, memory);

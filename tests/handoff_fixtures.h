@@ -5,7 +5,7 @@
 
 #include "env/cost.h"
 #include "libs/ops/thread_pool.h"
-#include "tests/lut_fixtures.h"
+#include "tests/agent_fixtures.h"
 
 namespace lw::testing {
 
@@ -57,6 +57,46 @@ inline double brute_with_handoffs(const Lut& lut, std::vector<int>* best) {
     if (l < opt) opt = l, *best = a;
   });
   return opt;
+}
+
+// A fanout_dag_lut of 4-6 layers with 2-4 impls each (sizes drawn from `r`), every step on a
+// random library at 1 or 2 threads: steps on the caller and on every pool.
+inline Lut pooled_dag_lut(uint64_t seed, Rng& r) {
+  const int n = 4 + r.below(3), impls = 2 + r.below(3);  // drawn in this order
+  Lut lut = fanout_dag_lut(seed, n, impls, 2);
+  const char* libs[] = {"native", "xnnpack", "onednn", "openblas"};
+  for (size_t i = 1; i < lut.layers.size(); ++i)
+    for (Impl& m : lut.layers[i].impls)
+      if (m.library != "fused") m.library = libs[r.below(4)], m.threads = 1 + r.below(2);
+  return lut;
+}
+
+// Adds a hand-off matrix measured with `item_us` items, each pair of pools drawn in [0, scale) ms.
+inline void add_random_handoffs(Lut& lut, Rng& r, double item_us, double scale) {
+  lut.runtime.handoffs.push_back({item_us, std::vector<double>(kThreadPoolCount * kThreadPoolCount, 0.0)});
+  for (int f = 0; f < kThreadPoolCount; ++f)
+    for (int t = 0; t < kThreadPoolCount; ++t)
+      if (f != t) lut.runtime.handoffs.back().ms[f * kThreadPoolCount + t] = scale * r.uniform();
+}
+
+// The exact agent and the ILP on `lut` both reach `want`, its brute-force optimum, and report
+// what predict_latency_ms and `lut_cost` (the brute force's cost of an assignment) say of their
+// answer. False (nothing checked) where the LUT does not compile.
+template <typename Cost>
+bool check_exact_and_ilp(const Lut& lut, double want, Cost lut_cost) {
+  const std::optional<Problem> compiled = compile_feasible(lut, want);
+  if (!compiled) return false;
+  const Problem& p = *compiled;
+  DeploymentEnv env(p);
+  const SearchResult ex = run_search("exact", env), ilp = run_search("ilp", env);
+  CHECK(ex.proven_optimal);
+  CHECK(ex.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+  CHECK(ilp.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+  for (const SearchResult* s : {&ex, &ilp}) {
+    CHECK(s->best_latency_ms == doctest::Approx(predict_latency_ms(p, s->best)).epsilon(1e-12));
+    CHECK(lut_cost(lut, s->best) == doctest::Approx(s->best_latency_ms).epsilon(1e-12));
+  }
+  return true;
 }
 
 }  // namespace lw::testing

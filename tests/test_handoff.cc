@@ -158,36 +158,15 @@ void check_random_dags_with_handoffs(ThreadPoolId native_on, int min_moved) {
   int solved = 0, moved = 0;
   for (uint64_t seed = 0; solved < 150; ++seed) {
     Rng r(seed * 7919 + 11);
-    const int n = 4 + r.below(3), impls = 2 + r.below(3);  // drawn in this order
-    Lut lut = fanout_dag_lut(seed, n, impls, 2);
-    const char* libs[] = {"native", "xnnpack", "onednn", "openblas"};
-    for (size_t i = 1; i < lut.layers.size(); ++i)
-      for (Impl& m : lut.layers[i].impls)
-        if (m.library != "fused") m.library = libs[r.below(4)], m.threads = 1 + r.below(2);
+    Lut lut = pooled_dag_lut(seed, r);
     const double plain = brute_force(lut);
     // One matrix, or (every other DAG) three, read at each layer's step length.
-    const int items = seed % 2 ? 3 : 1;
-    for (int i = 0; i < items; ++i) {
-      lut.runtime.handoffs.push_back({0.5 + 1000.0 * i, std::vector<double>(kThreadPoolCount * kThreadPoolCount, 0.0)});
-      for (int f = 0; f < kThreadPoolCount; ++f)
-        for (int t = 0; t < kThreadPoolCount; ++t)
-          if (f != t) lut.runtime.handoffs.back().ms[f * kThreadPoolCount + t] = 3 * r.uniform();
-    }
+    for (int i = 0; i < (seed % 2 ? 3 : 1); ++i) add_random_handoffs(lut, r, 0.5 + 1000.0 * i, 3);
     std::vector<int> brute;
     const double want = brute_with_handoffs(lut, &brute);
-    const std::optional<Problem> compiled = compile_feasible(lut, want);
-    if (!compiled) continue;
-    const Problem& p = *compiled;
     CAPTURE(seed);
-    DeploymentEnv env(p);
-    const SearchResult ex = run_search("exact", env), ilp = run_search("ilp", env);
-    CHECK(ex.proven_optimal);
-    CHECK(ex.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
-    CHECK(ilp.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
-    for (const SearchResult* s : {&ex, &ilp}) {
-      CHECK(s->best_latency_ms == predict_latency_ms(p, s->best));
-      CHECK(lut_latency(lut, s->best) + lut_handoffs(lut, s->best) == doctest::Approx(s->best_latency_ms).epsilon(1e-12));
-    }
+    if (!check_exact_and_ilp(lut, want, [](const Lut& l, const std::vector<int>& a) { return lut_latency(l, a) + lut_handoffs(l, a); }))
+      continue;
     moved += plain < kInf && best_plain_optimum_with_handoffs(lut) > want + 1e-9;
     ++solved;
   }

@@ -58,10 +58,14 @@ double lut_shared_writes(const Lut& lut, const std::vector<int>& a) {
   return total;
 }
 
+double lut_cost(const Lut& lut, const std::vector<int>& a) {
+  return lut_latency(lut, a) + lut_handoffs(lut, a) + lut_shared_writes(lut, a);
+}
+
 double brute_with_shared_writes(const Lut& lut, std::vector<int>* best) {
   double opt = kInf;
   for_each_assignment(lut, [&](const std::vector<int>& a) {
-    const double l = lut_latency(lut, a) + lut_handoffs(lut, a) + lut_shared_writes(lut, a);
+    const double l = lut_cost(lut, a);
     if (l < opt) opt = l, *best = a;
   });
   return opt;
@@ -101,7 +105,7 @@ TEST_CASE("shared writes: a caller step read by two cpu1 steps pays once; an act
   CHECK(shared_write_in_ms(p, mixed.data(), 4, 0) == doctest::Approx(half_kib));  // r4 over c3's output
   CHECK(shared_write_in_ms(p, mixed.data(), 5, 1) == doctest::Approx(half_kib));  // add reads r4's
   CHECK(predict_latency_ms(p, mixed) == doctest::Approx(predict_latency_ms(plain, mixed) + 3 * half_kib));
-  CHECK(predict_latency_ms(p, mixed) == doctest::Approx(lut_latency(lut, mixed) + lut_shared_writes(lut, mixed)));
+  CHECK(predict_latency_ms(p, mixed) == doctest::Approx(lut_cost(lut, mixed)));
   // The input copy is the caller's write too: a first step on cpu1 pays for half of its 2 KiB.
   const std::vector<int> all_t2 = {0, 1, 1, 1, 1, 1};
   CHECK(predict_latency_ms(p, all_t2) == doctest::Approx(predict_latency_ms(plain, all_t2) + 2 * half_kib));
@@ -131,36 +135,16 @@ TEST_CASE("shared writes: exact == ILP == brute force on 150 random DAGs, and th
   int solved = 0, moved = 0;
   for (uint64_t seed = 0; solved < 150; ++seed) {
     Rng r(seed * 104729 + 7);
-    const int n = 4 + r.below(3), impls = 2 + r.below(3);  // drawn in this order
-    Lut lut = fanout_dag_lut(seed, n, impls, 2);
-    const char* libs[] = {"native", "xnnpack", "onednn", "openblas"};
-    for (size_t i = 1; i < lut.layers.size(); ++i)
-      for (Impl& m : lut.layers[i].impls)
-        if (m.library != "fused") m.library = libs[r.below(4)], m.threads = 1 + r.below(2);
-    lut.runtime.handoffs.push_back({20, std::vector<double>(kThreadPoolCount * kThreadPoolCount, 0.0)});
-    for (int f = 0; f < kThreadPoolCount; ++f)
-      for (int t = 0; t < kThreadPoolCount; ++t)
-        if (f != t) lut.runtime.handoffs.back().ms[f * kThreadPoolCount + t] = 0.5 * r.uniform();
+    Lut lut = pooled_dag_lut(seed, r);
+    add_random_handoffs(lut, r, 20, 0.5);
     std::vector<int> before;
     const double without = brute_with_handoffs(lut, &before);
     lut.runtime.shared_write_us_per_kb = 500 + 1500 * r.uniform();  // outputs of 1-5 KB: 0.25-6 ms
     std::vector<int> brute;
     const double want = brute_with_shared_writes(lut, &brute);
-    const std::optional<Problem> compiled = compile_feasible(lut, want);
-    if (!compiled) continue;
-    const Problem& p = *compiled;
     CAPTURE(seed);
-    DeploymentEnv env(p);
-    const SearchResult ex = run_search("exact", env), ilp = run_search("ilp", env);
-    CHECK(ex.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
-    CHECK(ilp.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
-    for (const SearchResult* s : {&ex, &ilp}) {
-      CHECK(s->best_latency_ms == doctest::Approx(predict_latency_ms(p, s->best)).epsilon(1e-12));
-      CHECK(lut_latency(lut, s->best) + lut_handoffs(lut, s->best) + lut_shared_writes(lut, s->best) ==
-            doctest::Approx(s->best_latency_ms).epsilon(1e-12));
-    }
-    const double old_best_now = lut_latency(lut, before) + lut_handoffs(lut, before) + lut_shared_writes(lut, before);
-    moved += without < kInf && old_best_now > want + 1e-9;
+    if (!check_exact_and_ilp(lut, want, lut_cost)) continue;
+    moved += without < kInf && lut_cost(lut, before) > want + 1e-9;
     ++solved;
   }
   MESSAGE("solved " << solved << ", optimum moved by the shared writes " << moved);
