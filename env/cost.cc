@@ -278,6 +278,12 @@ double handoff_in_ms(const Problem& p, const int* a, int t, int b) {
   return total;
 }
 
+double shared_writes_ms(const Problem& p, const std::vector<int>& a) {
+  double total = 0;
+  for (int t = 0; t < p.n && int(a.size()) == p.n; ++t) total += shared_write_in_ms(p, a.data(), t, a[t]);
+  return total;
+}
+
 double predict_latency_ms(const Problem& p, const std::vector<int>& a) {
   if (int(a.size()) != p.n) return kInf;
   for (int i = 0; i < p.n; ++i)

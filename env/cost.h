@@ -162,6 +162,9 @@ double handoff_in_ms(const Problem& p, const int* assign, int t, int b);
 /// The shared writes charged at layer t for impl b given assign[j], j < t (env/cost.h's two
 /// cases). Part of conversion_in_ms.
 double shared_write_in_ms(const Problem& p, const int* assign, int t, int b);
+/// The shared writes of a complete assignment, summed (a part of predict_latency_ms: `bench`
+/// reports it apart, next to the caller steps it is charged for).
+double shared_writes_ms(const Problem& p, const std::vector<int>& assignment);
 /// The layer kinds whose steps run in place on their input (shared writes, case 2).
 bool runs_in_place(LayerKind kind);
 /// THE latency of a complete assignment (`assignment[i]` is the impl index within layer i):

@@ -105,6 +105,8 @@ TEST_CASE("shared writes: a caller step read by two cpu1 steps pays once; an act
   CHECK(shared_write_in_ms(p, mixed.data(), 4, 0) == doctest::Approx(half_kib));  // r4 over c3's output
   CHECK(shared_write_in_ms(p, mixed.data(), 5, 1) == doctest::Approx(half_kib));  // add reads r4's
   CHECK(predict_latency_ms(p, mixed) == doctest::Approx(predict_latency_ms(plain, mixed) + 3 * half_kib));
+  CHECK(shared_writes_ms(p, mixed) == doctest::Approx(3 * half_kib));  // (what bench reports apart)
+  CHECK(shared_writes_ms(plain, mixed) == 0.0);
   CHECK(predict_latency_ms(p, mixed) == doctest::Approx(lut_cost(lut, mixed)));
   // The input copy is the caller's write too: a first step on cpu1 pays for half of its 2 KiB.
   const std::vector<int> all_t2 = {0, 1, 1, 1, 1, 1};

@@ -242,13 +242,14 @@ Status recheck_slice(const Network& net, const BenchOptions& o, const std::vecto
 
 // Every measured deployment predicted by the same cost model from another LUT's figures
 // (rechecked, or at today's speed) into `field` of its row.
-Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>& live) {
+Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>& live,
+                    double (*cost)(const Problem&, const std::vector<int>&) = predict_latency_ms) {
   Problem p;
   LW_RETURN_IF_ERROR(compile_problem(lut, &p));
   for (Trial* c : live) {
     std::vector<int> idx = lut_indices(lut, c->names);
     if (std::count(idx.begin() + 1, idx.end(), -1)) return failed("recheck: a deployment left the LUT");
-    c->row.*field = predict_latency_ms(p, idx);
+    c->row.*field = cost(p, idx);
   }
   return Status::ok();
 }
@@ -441,6 +442,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
+  LW_RETURN_IF_ERROR(predict_each(lut, &BenchRow::shared_write_ms, live, shared_writes_ms));
   for (Trial& c : all) {
     if (c.exec) {
       c.row.near_wait_s = waited_s;

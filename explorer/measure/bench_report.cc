@@ -172,7 +172,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
         "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds,"
-        "timed_ms,near_rounds,measured_near_ms,near_wait_s\n";
+        "timed_ms,near_rounds,measured_near_ms,near_wait_s,shared_write_ms\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -183,7 +183,8 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.4f", r.recheck_ms) << ',' << fmt("%.4f", r.at_speed_ms) << ',' << fmt("%.4f", r.speed_ratio_t1) << ','
        << fmt("%.4f", r.speed_ratio_t2) << ',' << fmt("%.1f", r.core_link_ns) << ',' << fmt("%.1f", r.core_link_profile_ns)
        << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << ',' << r.near_rounds << ','
-       << fmt("%.4f", r.measured_near_ms) << ',' << fmt("%.1f", r.near_wait_s) << '\n';
+       << fmt("%.4f", r.measured_near_ms) << ',' << fmt("%.1f", r.near_wait_s) << ',' << fmt("%.4f", r.shared_write_ms)
+       << '\n';
   return os.str();
 }
 
@@ -243,10 +244,12 @@ std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const st
         "the LUT's figures of the same steps (means too), ms (steps: measured / LUT). Caller steps run on the caller "
         "alone (a 2-thread deployment's 1-thread steps among them); pool steps share cpu1. The rest: "
         "end to end less the steps, measured (the plain runs' median less the steps' means) and charged "
-        "(the prediction less the LUT figures: hand-offs and the network's copies).\n\n"
-     << "| model | threads | deployment | predicted ms | measured ms | caller steps | pool steps | conversions "
-        "| rest ms, measured / charged |\n"
-     << "|---|---:|---|---:|---:|---|---|---|---:|\n";
+        "(the prediction less the LUT figures and the shared writes: hand-offs and the network's copies). Shared "
+        "writes: what the cost model charges the caller steps of a 2-thread deployment for writing over lines cpu1 "
+        "holds (env/cost.h), to set against their excess.\n\n"
+     << "| model | threads | deployment | predicted ms | measured ms | caller steps | shared writes charged ms "
+        "| pool steps | conversions | rest ms, measured / charged |\n"
+     << "|---|---:|---|---:|---:|---|---:|---|---|---:|\n";
   const std::vector<Block> blocks = blocks_of(rows);
   for (const StepResiduals& r : res) {
     const BenchRow* row = nullptr;
@@ -255,10 +258,11 @@ std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const st
     const bool have = row && row->measured_ms > 0;
     os << "| " << r.model << " | " << r.threads << " | " << r.label << " | "
        << (have ? fmt("%.3f", row->predicted_ms) : "-") << " | " << (have ? fmt("%.3f", row->measured_ms) : "-")
-       << " | " << residual_cell(r.caller) << " | " << residual_cell(r.pool) << " | " << residual_cell(r.conversions)
-       << " | "
+       << " | " << residual_cell(r.caller) << " | " << (have ? fmt("%.3f", row->shared_write_ms) : "-") << " | "
+       << residual_cell(r.pool) << " | " << residual_cell(r.conversions) << " | "
        << (have && r.without_lut == 0
-               ? fmt("%.3f", row->measured_ms - r.measured_ms()) + " / " + fmt("%.3f", row->predicted_ms - r.lut_ms())
+               ? fmt("%.3f", row->measured_ms - r.measured_ms()) + " / " +
+                     fmt("%.3f", row->predicted_ms - r.lut_ms() - row->shared_write_ms)
                : std::string("-"))
        << " |\n";
   }
