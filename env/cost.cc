@@ -246,7 +246,7 @@ double shared_write_in_ms(const Problem& p, const int* a, int t, int b) {
   if (!p.has_shared_writes() || t == 0) return 0.0;
   const int f = p.offset[t] + b, q = p.pool[f];
   double total = 0;
-  if (q == int(ThreadPoolId::kCaller) && p.in_place[t]) {  // (2) in place on what cpu1 wrote half of
+  if (q == int(ThreadPoolId::kCaller) && p.in_place[t] && p.in_begin[t] < p.in_begin[t + 1]) {  // (2) in place on cpu1's half
     const int j = p.edges[p.in_begin[t]].producer;
     if (p.last_use[j] == t && Problem::on_cpu1(exit_pool(p, a, j))) total += p.shared_write[f];
   }
