@@ -39,8 +39,9 @@
 /// place (the arena aliases it when its input dies with it) on the output of a step on cpu1,
 /// which wrote half of it: charged to the activation. A fused pseudo-impl's output is its
 /// absorber's, written on the absorber's pool (walking back, as for hand-offs). The executor
-/// reuses arena slots, so other lines than these are shared too: a first-order model, in the
-/// right range on GoogLeNet's, SqueezeNet's and MobileNetV3-Large's deployments there.
+/// reuses arena slots, so other lines than these are shared too: a first-order model, which
+/// charged a quarter to a half of the caller steps' excess on the Zen 5 VM's five bench models
+/// (results/reference/shared-write/).
 ///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
