@@ -539,15 +539,15 @@ Status Profiler::run(Lut* out) {
   }));
   auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
-  if (two_thread_set())  // (a hand-off crosses from one core to the other)
+  if (two_thread_set()) {  // (a hand-off, and a shared write, crosses from one core to the other)
     LW_RETURN_IF_ERROR(near_throughout("hand-offs", [&](const std::function<void()>&) {  // (rounds interleave
       // the pairs and keep medians: a spell inside spoils a few rounds of each, not a figure)
       return measure_handoff_costs(kHandoffRounds, &lut.runtime);
     }));
-  if (two_thread_set())
     LW_RETURN_IF_ERROR(near_throughout("shared writes", [&](const std::function<void()>&) {
       return measure_shared_write(kSharedWriteRounds, &lut.runtime);
     }));
+  }
   if (o_.spent) {
     o_.spent->conversions_s = std::chrono::duration<double>(t1 - t0).count();
     o_.spent->runtime_s = std::chrono::duration<double>(clock_type::now() - t1).count();

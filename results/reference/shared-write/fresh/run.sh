@@ -1,6 +1,7 @@
 #!/bin/bash
 # A fresh profile of GoogLeNet and SqueezeNet 1.1 with the binary that measures the shared-write rate,
 # then alternating bench rounds with it (a) and a copy without the rate (b), 2 threads.
+H=$(cd "$(dirname "$0")" && pwd)
 cd /tmp/q/sw/fresh; L=./layerwise
 for M in squeezenet1_1 googlenet; do
   echo "profile $M $(date +%T) link $(/tmp/q/link 1)" >> log
@@ -9,9 +10,4 @@ done
 mkdir -p a b; cp luts/*.lut.json a/
 for M in squeezenet1_1 googlenet; do python3 -c "
 import json;L=json.load(open('a/$M.lut.json'));L['runtime'].pop('shared_write_us_per_kb',None);json.dump(L,open('b/$M.lut.json','w'))"; done
-for R in 1 2 3 4; do for M in squeezenet1_1 googlenet; do for V in a b; do [ $((R % 2)) = 0 ] && V=$([ $V = a ] && echo b || echo a)
-  echo "$M $V r$R $(date +%T) link $(/tmp/q/link 1)" >> log
-  $L bench --lut-dir $V --models $M --threads 2 --repeats 11 --labels opt-fp32,opt-int8 \
-    --near-wait 0 --steps $M.$V.r$R.steps.csv --out $M.$V.r$R.csv --md $M.$V.r$R.md --quiet 2> $M.$V.r$R.err
-done; done; done
-echo "end $(date +%T) link $(/tmp/q/link 1)" >> log; echo done > finished
+bash "$H/rounds.sh" 1 2 3 4
