@@ -37,6 +37,7 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   WarmSet warm;
   warm.threads = std::max(d.from.threads, d.to.threads);
   warm.buffers = {{in.data(), in.bytes()}};
+  warm.input_writers = d.from.threads;
   warm.start_as_in_network(protocol, out.data(), out.bytes(), conversion_pool(d));
   LW_RETURN_IF_ERROR(measure(protocol, [&] { return prim->run(); }, &stats, &warm));
   *ms = stats.cost_ms();

@@ -68,6 +68,17 @@ struct Protocol {
   /// ran 4-5x slower in the network than in a LUT that timed them a flush (~0.5 ms) after
   /// their last read (results/reference/l3-age/, weight-age/). `--no-weight-age`.
   bool age_streamed_weights = true;
+  /// With cold_cache, a step whose inputs a 2-thread step writes in the network (a 2-thread
+  /// implementation, or a conversion from a 2-thread format) starts with them as that step
+  /// leaves them: each core of the thread set wrote its half (WarmSet::input_writers), not
+  /// the caller alone read them all back. Read back on the caller, cpu1's half came from
+  /// cpu0's caches, a transfer per line that the network's 2-thread steps mostly do not pay:
+  /// on a Zen 5 VM with the vCPUs ~450-550 ns apart, bench's recheck (this protocol's figures
+  /// timed again during the rounds) missed GoogLeNet's and SqueezeNet's 2-thread deployments
+  /// by +0.5 ... +13 % (medians of six rounds) with inputs read back, +0.4 ... +7.6 % with
+  /// them written in halves (results/reference/pool-inputs/). Where a 1-thread step feeds a
+  /// 2-thread one (or the reverse) the cost model charges the half that crosses.
+  bool inputs_from_writers = true;
   /// Whether streamed weights are timed an inference old: age_streamed_weights under the
   /// shared-cache protocol it belongs to.
   bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
@@ -112,6 +123,10 @@ struct Protocol {
 struct WarmSet {
   int threads = 1;
   std::vector<std::pair<const void*, size_t>> buffers;
+  /// Cores that write the buffers in the network (the producer's thread set): with 2 and
+  /// Protocol::inputs_from_writers, each core writes its half back instead of the caller
+  /// reading them all.
+  int input_writers = 1;
   bool evict = true;  // false: only read the buffers back (a network that fits in L2)
   /// Bytes read from a buffer of other data before each run: what passes through the shared
   /// cache between two runs of a layer inside the network (env/profiler.h cold_flush_bytes),
@@ -150,7 +165,9 @@ using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
 /// is preceded, untimed, by a read of warm->flush_bytes of other data (spread over the thread
 /// set's cores) and of warm->shared_buffers, a wait of warm->age_ms,
-/// evict_private_caches(warm->threads, p.dirty_private), warm->wake and a read of warm->buffers.
+/// evict_private_caches(warm->threads, p.dirty_private), warm->buffers written back in halves by
+/// the cores of warm->input_writers (Protocol::inputs_from_writers), warm->wake and a read of
+/// the buffers not written so.
 /// A non-ok status from fn stops and is returned. With `give_up`, *gave_up says whether it
 /// stopped the measurement (out then holds the runs made so far).
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr,

@@ -318,6 +318,7 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   const int64_t passing = passing_bytes(o_.protocol, net_weights_, net_arena_, dtype_bytes(args.desc.dtype_in));
   WarmSet warm;
   warm.threads = args.desc.threads;
+  warm.input_writers = args.desc.threads;  // (a step's inputs come from a step on its thread set, mostly)
   warm.evict = size_t(passing) > private_cache_bytes();
   warm.flush_bytes = flush_bytes_for(*args.layer, *prim, args.desc.dtype_in);
   warm.age_ms = weights_age_ms(i, args.desc, prim->packed_weight_bytes());

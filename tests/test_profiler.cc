@@ -482,6 +482,30 @@ TEST_CASE("a truncated or malformed LUT file gives a one-line error naming the f
 }
 
 
+TEST_CASE("measure: a 2-thread step's inputs start written back in halves, unchanged; the LUT says so") {
+  Protocol p;
+  p.warmup = 1;
+  p.runs = p.max_runs = 3;
+  std::vector<uint8_t> in(3 * 4096 + 100), out(4096);  // (not a multiple of two lines)
+  for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 7 + 3);
+  const std::vector<uint8_t> before = in;
+  WarmSet warm;
+  warm.threads = warm.input_writers = 2;
+  warm.buffers = {{in.data(), in.size()}};
+  int calls = 0;
+  LatencyStats st;
+  // The step sees its input as written (the write-back changes no byte) on every run.
+  REQUIRE(measure(p, [&] { return ++calls, in == before ? Status::ok() : failed("input changed"); }, &st,
+                  &warm).is_ok());
+  CHECK(calls == 4);
+  CHECK(nlohmann::json::parse(p.to_json().dump()).value("inputs_start_in", "") == "their-writers");
+  p.inputs_from_writers = false;
+  CHECK_FALSE(p.to_json().contains("inputs_start_in"));
+  p.inputs_from_writers = true;
+  p.cold_cache = false;  // (a warm protocol prepares nothing)
+  CHECK_FALSE(p.to_json().contains("inputs_start_in"));
+}
+
 TEST_CASE("measure: a give-up rule stops after the runs it saw; the median's interval is order statistics") {
   Protocol p;
   p.warmup = 0;

@@ -235,8 +235,9 @@ Status recheck_slice(const Network& net, const BenchOptions& o, const std::vecto
   const size_t from = which.size() * size_t(r) / size_t(o.rounds), to = which.size() * size_t(r + 1) / size_t(o.rounds);
   if (from == to) return Status::ok();
   const std::vector<std::pair<int, std::string>> slice(which.begin() + long(from), which.begin() + long(to));
-  ProfileOptions as_profiled = *o.recheck;  // weights aged only where the LUT aged them
+  ProfileOptions as_profiled = *o.recheck;  // weights aged, inputs in halves only where the LUT did
   as_profiled.protocol.age_streamed_weights &= now->protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
+  as_profiled.protocol.inputs_from_writers &= now->protocol_json.find("\"inputs_start_in\"") != std::string::npos;
   return remeasure_impls(net, *o.registry, as_profiled, slice, now);
 }
 
