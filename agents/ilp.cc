@@ -51,7 +51,7 @@ std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer
     std::vector<double> sig(1 + (producer ? nc : np));
     sig[0] = producer ? x.out_format : x.in_format;
     for (int j = 1; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j - 1) : p.edge_cost(e, j - 1, i);
-    if (p.has_shared_writes()) sig.insert(sig.end(), {double(p.pool[f]), p.shared_write[f]});  // (one of each a class)
+    if (p.has_shared_writes()) sig.insert(sig.end(), {double(p.pool[f]), p.shared_write[f], p.shared_read[f]});  // (one of each a class)
     auto [it, fresh] = ids.emplace(sig, int(ids.size()));
     if (fresh) format->push_back(int(sig[0]));
     cls[i] = it->second;
@@ -148,11 +148,13 @@ void add_handoffs(const Problem& p, Model* m, CoinPackedVector* latency, std::ve
 }
 
 // The edge-pair columns y[k][l] of one edge (producer class k, consumer class l), with what
-// the shared writes need of the two classes (a class has one pool and one charge, see classes).
+// the shared lines need of the two classes (a class has one pool and one of each charge, see
+// classes): the producer's charges read on cpu1 (case 1) and on the caller (3), the consumer's
+// in place (2).
 struct PairCol {
   int y;
   int8_t producer_pool, consumer_pool;
-  double producer_charge, consumer_charge;
+  double producer_charge, producer_read, consumer_charge;
 };
 
 // s >= sum(ys) (+ sum(also) - 1 when `also` is given), s in [0, 1]: with binary x the ys of an
@@ -169,13 +171,14 @@ void at_least(Model* m, int s, const CoinPackedVector& ys, const CoinPackedVecto
   m->add_row(r, also ? -1.0 : 0.0, COIN_DBL_MAX);
 }
 
-// env/cost.h's shared writes on the edge-pair columns. The pool that wrote a producer's output
+// env/cost.h's shared lines on the edge-pair columns. The pool that wrote a producer's output
 // is its class's pool, but a fused pseudo-impl's (no step) is its absorber's: the exit columns
-// e[j][Q] then say where (one more term in the row). (1) Per producer j and charge v, one
-// column s charged once: s >= the pairs of any edge out of j that join a class of j on the
-// caller (charge v) to a consumer class on cpu1. (2) Per in-place layer t that is its input j's
-// last reader and charge v of its caller classes: s >= the pairs of the edge j -> t that join
-// a producer class that wrote on cpu1 to such a class.
+// e[j][Q] then say where (one more term in the row). (1) and (3): per producer j, side and
+// charge v, one column s charged once: s >= the pairs of any edge out of j that join a class
+// of j written on the other side (charge v) to a consumer class on this side (cpu1 for (1),
+// the caller for (3)). (2) Per in-place layer t that is its input j's last reader and charge v
+// of its caller classes: s >= the pairs of the edge j -> t that join a producer class that
+// wrote on cpu1 to such a class.
 void add_shared_writes(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e,
                        const std::vector<std::vector<PairCol>>& pairs) {
   const int caller = int(ThreadPoolId::kCaller);
@@ -191,22 +194,27 @@ void add_shared_writes(const Problem& p, Model* m, CoinPackedVector* latency, co
     return v;
   };
   struct Ys { CoinPackedVector step, fused; };  // pairs whose writer is a step's pool / an absorber's
-  for (int j = 0; j < p.n; ++j) {
-    std::map<double, int> s;  // charge -> column
-    const CoinPackedVector on_caller = exits(j, false);
-    for (int k = p.out_begin[j]; k < p.out_begin[j + 1]; ++k) {
-      std::map<double, Ys> ys;
-      for (const PairCol& c : pairs[p.out_edge[k]])
-        if (c.producer_charge > 0 && !Problem::on_cpu1(c.producer_pool) && Problem::on_cpu1(c.consumer_pool))
-          (c.producer_pool == Problem::kNoStep ? ys[c.producer_charge].fused : ys[c.producer_charge].step).insert(c.y, 1.0);
-      for (const auto& [v, y] : ys) {
-        auto [it, fresh] = s.try_emplace(v, -1);
-        if (fresh) it->second = charge(v);
-        at_least(m, it->second, y.step);
-        at_least(m, it->second, y.fused, &on_caller);
+  for (int j = 0; j < p.n; ++j)
+    for (const bool cpu1 : {true, false}) {  // the readers' side: (1), (3)
+      std::map<double, int> s;                // charge -> column
+      const CoinPackedVector written = exits(j, !cpu1);
+      for (int k = p.out_begin[j]; k < p.out_begin[j + 1]; ++k) {
+        std::map<double, Ys> ys;
+        for (const PairCol& c : pairs[p.out_edge[k]]) {
+          const double v = cpu1 ? c.producer_charge : c.producer_read;
+          const bool writer_other = c.producer_pool == Problem::kNoStep || Problem::on_cpu1(c.producer_pool) != cpu1;
+          const bool reader_here = c.consumer_pool != Problem::kNoStep && Problem::on_cpu1(c.consumer_pool) == cpu1;
+          if (v > 0 && writer_other && reader_here)
+            (c.producer_pool == Problem::kNoStep ? ys[v].fused : ys[v].step).insert(c.y, 1.0);
+        }
+        for (const auto& [v, y] : ys) {
+          auto [it, fresh] = s.try_emplace(v, -1);
+          if (fresh) it->second = charge(v);
+          at_least(m, it->second, y.step);
+          at_least(m, it->second, y.fused, &written);
+        }
       }
     }
-  }
   for (int t = 1; t < p.n; ++t) {
     if (!p.in_place[t] || p.in_begin[t] == p.in_begin[t + 1]) continue;
     const int j = p.edges[p.in_begin[t]].producer;
@@ -272,7 +280,8 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
         row_p[k].insert(y, 1.0);
         col_c[l].insert(y, 1.0);
         if (p.has_shared_writes())
-          pairs[ei].push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]], p.shared_write[rep_c[l]]});
+          pairs[ei].push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]] + p.shared_read[rep_p[k]],
+                               p.shared_read[rep_p[k]], p.shared_write[rep_c[l]]});
         if (c == 0) continue;
         auto [it, fresh] = w.try_emplace({e.producer, fp[k], fc[l]}, -1);
         if (fresh) {

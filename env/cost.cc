@@ -117,12 +117,15 @@ void set_handoffs(const Lut& lut, Problem* p) {
   }
 }
 
-// Only where hand-offs are charged: a LUT with 2-thread steps whose profile measured the rate.
+// Only where hand-offs are charged: a LUT with 2-thread steps whose profile measured the rates.
 void set_shared_writes(const Lut& lut, Problem* p) {
-  const double us_per_kb = lut.runtime.shared_write_us_per_kb;
-  if (!p->has_handoffs() || !(us_per_kb > 0)) return;
+  if (!p->has_handoffs() || !lut.runtime.has_shared_lines()) return;
   for (int t = 0; t < p->n; ++t) p->in_place.push_back(runs_in_place(lut.layers[t].kind));
-  for (int64_t bytes : p->output) p->shared_write.push_back(0.5 * double(bytes) / 1024.0 * us_per_kb / 1000.0);
+  for (int64_t bytes : p->output) {
+    const double half_ms_per_us = 0.5 * double(bytes) / 1024.0 / 1000.0;
+    p->shared_write.push_back(half_ms_per_us * lut.runtime.shared_write_us_per_kb);
+    p->shared_read.push_back(half_ms_per_us * lut.runtime.shared_read_us_per_kb);
+  }
 }
 
 void fill_edges(const Lut& lut, Problem* p) {
@@ -242,24 +245,32 @@ bool runs_in_place(LayerKind kind) {
   }
 }
 
+// Whether the output of layer j was read before on the side `cpu1` (a step on a pool with a cpu1
+// thread, or on the caller): by an earlier consumer than edge e's, or by t itself (impl b)
+// through an earlier input.
+bool read_before(const Problem& p, const int* a, int e, int t, int b, bool cpu1) {
+  for (int k = p.prev_out[e]; k >= 0; k = p.prev_out[k]) {
+    const int c = p.edges[k].consumer, q = p.pool[p.offset[c] + (c == t ? b : a[c])];
+    if (q != Problem::kNoStep && Problem::on_cpu1(q) == cpu1) return true;
+  }
+  return false;
+}
+
 double shared_write_in_ms(const Problem& p, const int* a, int t, int b) {
   if (!p.has_shared_writes() || t == 0) return 0.0;
   const int f = p.offset[t] + b, q = p.pool[f];
+  if (q == Problem::kNoStep) return 0.0;
+  const bool cpu1 = Problem::on_cpu1(q);
   double total = 0;
-  if (q == int(ThreadPoolId::kCaller) && p.in_place[t] && p.in_begin[t] < p.in_begin[t + 1]) {  // (2) in place on cpu1's half
+  if (!cpu1 && p.in_place[t] && p.in_begin[t] < p.in_begin[t + 1]) {  // (2) in place on cpu1's half
     const int j = p.edges[p.in_begin[t]].producer;
     if (p.last_use[j] == t && Problem::on_cpu1(exit_pool(p, a, j))) total += p.shared_write[f];
   }
-  if (!Problem::on_cpu1(q)) return total;
-  for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {  // (1) reads what the caller wrote
+  for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {  // (1), (3): reads what the other side wrote
     const int j = p.edges[e].producer;
-    if (exit_pool(p, a, j) != int(ThreadPoolId::kCaller)) continue;
-    bool paid = false;  // an earlier step on cpu1 (or t itself, reading j twice) read it already
-    for (int k = p.prev_out[e]; k >= 0 && !paid; k = p.prev_out[k]) {
-      const int c = p.edges[k].consumer;
-      paid = Problem::on_cpu1(p.pool[p.offset[c] + (c == t ? b : a[c])]);
-    }
-    if (!paid) total += p.shared_write[p.offset[j] + a[j]];
+    if (Problem::on_cpu1(exit_pool(p, a, j)) == cpu1 || read_before(p, a, e, t, b, cpu1)) continue;
+    const int fj = p.offset[j] + a[j];
+    total += cpu1 ? p.shared_write[fj] + p.shared_read[fj] : p.shared_read[fj];
   }
   return total;
 }

@@ -29,19 +29,27 @@
 /// layer's), so it is charged its chain alone and the hand-off stays the consumer's: the
 /// conversion starts the consumer's pool a little earlier. A LUT without hand-offs charges none.
 ///
-/// Shared writes (Lut::runtime.shared_write_us_per_kb, in a LUT with hand-offs): a step on the
-/// caller of a 2-thread deployment writes its output over lines cpu1 holds, which the write
-/// must take back from cpu1's caches (results/reference/t1-output-lines/). Two cases, each
-/// charged half the step's output bytes at the measured rate (half: cpu1 ran half of the
-/// 2-thread step): (1) a 2-thread step (or its conversion, which runs on its pool) reads the
-/// output, so in the previous inference cpu1 read half of it: charged once per producer, to its
-/// first consumer on a pool with a cpu1 thread, like a conversion; (2) an activation that runs in
-/// place (the arena aliases it when its input dies with it) on the output of a step on cpu1,
-/// which wrote half of it: charged to the activation. A fused pseudo-impl's output is its
-/// absorber's, written on the absorber's pool (walking back, as for hand-offs). The executor
-/// reuses arena slots, so other lines than these are shared too: a first-order model, which
-/// charged a quarter to a half of the caller steps' excess on the Zen 5 VM's five bench models
-/// (results/reference/shared-write/).
+/// Shared lines (Lut::runtime.shared_write_us_per_kb and shared_read_us_per_kb, in a LUT with
+/// hand-offs): where a 1-thread step and a 2-thread step of a 2-thread deployment meet, one core
+/// touches cache lines the other holds, which the LUT's figures do not include (a step's inputs
+/// are profiled as a step on its own thread set leaves them: Protocol::inputs_from_writers;
+/// its output over lines no core holds privately). Each case charges half a tensor's bytes
+/// (half: cpu1 ran half of the 2-thread step) at the measured rate:
+/// (1) a 2-thread step (or its conversion, which runs on its pool) reads a caller step's
+///     output: in the previous inference cpu1 read its half, which the caller's write must take
+///     back (write rate), and cpu1 now reads the half the caller wrote (read rate). Charged
+///     once per producer, to its first consumer on a pool with a cpu1 thread, like a
+///     conversion (results/reference/t1-output-lines/, shared-write/).
+/// (2) an activation that runs in place (the arena aliases it when its input dies with it) on
+///     the caller, over the output of a step on cpu1, which wrote half of it: write rate,
+///     charged to the activation.
+/// (3) a caller step (or its conversion) reads the output of a step on cpu1, half of which
+///     cpu1 wrote: read rate, once per producer, to its first consumer on the caller
+///     (results/reference/pool-inputs/).
+/// A fused pseudo-impl's output is its absorber's, written on the absorber's pool (walking
+/// back, as for hand-offs). The executor reuses arena slots, so other lines than these are
+/// shared too: a first-order model, which charged a quarter to a half of the caller steps'
+/// excess on the Zen 5 VM's five bench models (results/reference/shared-write/).
 ///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
@@ -122,9 +130,9 @@ struct Problem {
   std::vector<double> handoff;
   static constexpr int8_t kNoStep = -1;
 
-  /// Per flat impl: half its output bytes at Lut::runtime.shared_write_us_per_kb, ms (a step on
-  /// the caller writing them over cpu1's lines); empty: none charged.
-  std::vector<double> shared_write;
+  /// Per flat impl: half its output bytes at Lut::runtime.shared_write_us_per_kb and at
+  /// shared_read_us_per_kb, ms (shared lines, cases 1-3); empty: none charged.
+  std::vector<double> shared_write, shared_read;
   /// Per layer: an activation the executor may run in place (shared writes, case 2).
   std::vector<uint8_t> in_place;
 
@@ -160,11 +168,11 @@ int exit_pool(const Problem& p, const int* assign, int t);
 /// step before it, and at the last layer from b's step to the caller's output copy. Part of
 /// conversion_in_ms.
 double handoff_in_ms(const Problem& p, const int* assign, int t, int b);
-/// The shared writes charged at layer t for impl b given assign[j], j < t (env/cost.h's two
-/// cases). Part of conversion_in_ms.
+/// The shared lines charged at layer t for impl b given assign[j], j < t (the three cases
+/// above). Part of conversion_in_ms.
 double shared_write_in_ms(const Problem& p, const int* assign, int t, int b);
-/// The shared writes of a complete assignment, summed (a part of predict_latency_ms: `bench`
-/// reports it apart, next to the caller steps it is charged for).
+/// The shared lines of a complete assignment, summed (a part of predict_latency_ms: `bench`
+/// reports it apart, next to the caller steps it is mostly charged for).
 double shared_writes_ms(const Problem& p, const std::vector<int>& assignment);
 /// The layer kinds whose steps run in place on their input (shared writes, case 2).
 bool runs_in_place(LayerKind kind);

@@ -310,6 +310,7 @@ void read_lut(JsonReader& r, Lut* lut) {
       if (rt.value("speed_ms")) read_speed(rt, &lut->runtime);
       rt.number("core_link_ns", &lut->runtime.core_link_ns, 0, 1e9);
       rt.number("shared_write_us_per_kb", &lut->runtime.shared_write_us_per_kb, 0, 1e6);
+      rt.number("shared_read_us_per_kb", &lut->runtime.shared_read_us_per_kb, 0, 1e6);
     });
   }
   r.integer("output_format", &lut->output_format, 0, n_formats - 1);
@@ -399,12 +400,13 @@ std::string lut_to_json(const Lut& lut) {
   }
   j["output_format"] = lut.output_format;
   if (lut.runtime.measured() || lut.runtime.has_handoffs() || lut.runtime.has_speed() || lut.runtime.core_link_ns > 0 ||
-      lut.runtime.shared_write_us_per_kb > 0)
+      lut.runtime.has_shared_lines())
     j["runtime"] = {{"input_copy_ms", lut.runtime.input_copy_ms}, {"output_copy_ms", lut.runtime.output_copy_ms}};
   if (lut.runtime.has_handoffs()) j["runtime"]["handoffs"] = handoffs_json(lut.runtime);
   if (lut.runtime.has_speed()) j["runtime"]["speed_ms"] = speed_json(lut.runtime);
   if (lut.runtime.core_link_ns > 0) j["runtime"]["core_link_ns"] = lut.runtime.core_link_ns;
   if (lut.runtime.shared_write_us_per_kb > 0) j["runtime"]["shared_write_us_per_kb"] = lut.runtime.shared_write_us_per_kb;
+  if (lut.runtime.shared_read_us_per_kb > 0) j["runtime"]["shared_read_us_per_kb"] = lut.runtime.shared_read_us_per_kb;
   return j.dump(1);
 }
 

@@ -123,13 +123,17 @@ struct HandoffMatrix {
 /// between them probed with the speed (env/speed_probe.h; 0: not probed).
 /// And what a write on cpu0 pays per KiB of lines cpu1 holds (shared_write_us_per_kb, measured
 /// by env/runtime_costs.h's probe; 0: not measured, none charged): a 1-thread step of a
-/// 2-thread deployment writes over lines a 2-thread step left in cpu1's caches (env/cost.h).
+/// 2-thread deployment writes over lines a 2-thread step left in cpu1's caches (env/cost.h);
+/// and what a read on cpu0 pays per KiB of lines cpu1 wrote (shared_read_us_per_kb, the same
+/// probe; 0: not measured): a step reads the half of its input that a step on the other thread
+/// set wrote on the other core.
 struct RuntimeCosts {
   double input_copy_ms = 0, output_copy_ms = 0;
   std::vector<HandoffMatrix> handoffs;
   std::vector<double> speed_ms;
   double core_link_ns = 0;
-  double shared_write_us_per_kb = 0;
+  double shared_write_us_per_kb = 0, shared_read_us_per_kb = 0;
+  bool has_shared_lines() const { return shared_write_us_per_kb > 0 || shared_read_us_per_kb > 0; }
   bool measured() const { return input_copy_ms > 0 || output_copy_ms > 0; }
   bool has_handoffs() const { return !handoffs.empty(); }
   bool has_speed() const { return !speed_ms.empty(); }

@@ -540,13 +540,13 @@ Status Profiler::run(Lut* out) {
   }));
   auto t1 = clock_type::now();
   LW_RETURN_IF_ERROR(measure_runtime_costs(net_, o_.protocol, &lut.runtime));
-  if (two_thread_set()) {  // (a hand-off, and a shared write, crosses from one core to the other)
+  if (two_thread_set()) {  // (a hand-off, and a shared line, crosses from one core to the other)
     LW_RETURN_IF_ERROR(near_throughout("hand-offs", [&](const std::function<void()>&) {  // (rounds interleave
       // the pairs and keep medians: a spell inside spoils a few rounds of each, not a figure)
       return measure_handoff_costs(kHandoffRounds, &lut.runtime);
     }));
-    LW_RETURN_IF_ERROR(near_throughout("shared writes", [&](const std::function<void()>&) {
-      return measure_shared_write(kSharedWriteRounds, &lut.runtime);
+    LW_RETURN_IF_ERROR(near_throughout("shared lines", [&](const std::function<void()>&) {
+      return measure_shared_lines(kSharedWriteRounds, &lut.runtime);
     }));
   }
   if (o_.spent) {

@@ -84,34 +84,41 @@ Status measure_handoff_costs(int rounds, RuntimeCosts* out) {
   return Status::ok();
 }
 
-Status measure_shared_write(int rounds, RuntimeCosts* out) {
-  if (available_thread_set_cpus() < 2) return unsupported("shared writes: one CPU for the thread sets");
+Status measure_shared_lines(int rounds, RuntimeCosts* out) {
+  if (available_thread_set_cpus() < 2) return unsupported("shared lines: one CPU for the thread sets");
   std::vector<float> buf(kSharedWriteBytes / sizeof(float)), evict((8 << 20) / sizeof(float));
   volatile float sink = 0;
-  auto timed_write = [&] {
+  auto timed = [&](auto&& touch) {
     const auto t0 = Clock::now();
-    std::fill(buf.begin(), buf.end(), 2.0f);
+    touch();
     const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     sink = buf[buf.size() / 3];
     return us;
   };
-  auto read_on_cpu1 = [&](int64_t k, int64_t) {
-    if (k != 1) return;
+  auto write = [&] { std::fill(buf.begin(), buf.end(), 2.0f); };
+  auto read = [&] {  // one load per line
     float s = 0;
-    for (size_t i = 0; i < buf.size(); i += 64 / sizeof(float)) s += buf[i];  // one load per line
+    for (size_t i = 0; i < buf.size(); i += 64 / sizeof(float)) s += buf[i];
     sink = s;
   };
+  auto on_cpu1 = [&](auto&& touch) { on_each_cpu(2, [&](int64_t k, int64_t) { if (k == 1) touch(); }); };
   ScopedPin pin;
-  std::vector<double> own, shared;
+  std::vector<double> write_own, write_shared, read_own, read_shared;
   for (int r = 0; r < rounds; ++r) {
-    std::fill(buf.begin(), buf.end(), 1.0f);
+    write();
     std::fill(evict.begin(), evict.end(), float(r));  // 8 MiB through cpu0's private caches
-    own.push_back(timed_write());
-    std::fill(buf.begin(), buf.end(), 1.0f);
-    on_each_cpu(2, read_on_cpu1);
-    shared.push_back(timed_write());
+    write_own.push_back(timed(write));
+    write();
+    on_cpu1(read);
+    write_shared.push_back(timed(write));
+    write();  // (cpu0's own, dirty: the state a 1-thread step's input starts in)
+    read_own.push_back(timed(read));
+    on_cpu1(write);
+    read_shared.push_back(timed(read));
   }
-  out->shared_write_us_per_kb = std::max(0.0, (median(shared) - median(own)) / (kSharedWriteBytes / 1024.0));
+  const double kib = kSharedWriteBytes / 1024.0;
+  out->shared_write_us_per_kb = std::max(0.0, (median(write_shared) - median(write_own)) / kib);
+  out->shared_read_us_per_kb = std::max(0.0, (median(read_shared) - median(read_own)) / kib);
   return Status::ok();
 }
 

@@ -35,16 +35,21 @@ Status measure_handoff_costs(int rounds, RuntimeCosts* out);
 /// So where the worker's delay is long, one item (the network's typical step, until
 /// 2026-11-26) charges a shorter step too much and a longer one too little.
 constexpr double kHandoffItemsUs[] = {20, 50, 120, 400};
-/// Measures RuntimeCosts::shared_write_us_per_kb: what cpu0's write of kSharedWriteBytes pays
-/// per KiB after cpu1 read them (its caches then hold every line, which the write must take
-/// back), over the same write after cpu0's own caches dropped them (the state a LUT's step
-/// timing starts from). Median of `rounds`, the two states alternating. Why: a 1-thread step of
-/// a 2-thread deployment writes an output that a 2-thread step read in the previous inference,
-/// or over an input a 2-thread step wrote. On a Zen 5 VM with the vCPUs ~500 ns apart such
-/// writes cost ~0.12 us per KiB (~0.01 near), and GoogLeNet's 36 such steps in its opt-fp32
-/// deployment ran 0.71-0.85 ms against 0.27 ms in the LUT (results/reference/t1-output-lines/).
-/// Fails when the machine has one CPU for the thread sets.
-Status measure_shared_write(int rounds, RuntimeCosts* out);
+/// Measures RuntimeCosts::shared_write_us_per_kb and shared_read_us_per_kb, per KiB: what cpu0's
+/// write of kSharedWriteBytes pays after cpu1 read them (its caches then hold every line, which
+/// the write must take back), over the same write after cpu0's own caches dropped them (the
+/// state a LUT's step timing starts its output in); and what cpu0's read of them pays after
+/// cpu1 wrote them, over the read of what cpu0 wrote itself (a step's inputs as the profile
+/// leaves them, Protocol::inputs_from_writers). Medians of `rounds`, the states alternating.
+/// Why: a 1-thread step of a 2-thread deployment writes an output that a 2-thread step read
+/// in the previous inference, or over an input a 2-thread step wrote, and reads the half of
+/// its input that cpu1 wrote; a 2-thread step reads the half of a 1-thread step's output that
+/// its worker on cpu1 did not write. On a Zen 5 VM with the vCPUs ~500 ns apart such writes
+/// cost ~0.12 us per KiB (~0.01 near), and GoogLeNet's 36 such steps in its opt-fp32
+/// deployment ran 0.71-0.85 ms against 0.27 ms in the LUT (results/reference/t1-output-lines/);
+/// such reads ~0.03 us per KiB (results/reference/t1-in-t2/). Fails when the machine has one
+/// CPU for the thread sets.
+Status measure_shared_lines(int rounds, RuntimeCosts* out);
 constexpr int64_t kSharedWriteBytes = 1 << 20;  // a typical activation: GoogLeNet's are 0.05-3 MiB
 constexpr int kSharedWriteRounds = 41;
 /// The hand-off matrices as text (per item; rows: from, columns: to, ms), or a line saying the

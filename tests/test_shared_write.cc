@@ -1,9 +1,11 @@
-// Shared writes in the one cost model (issue 16 item 3, env/cost.h): a step on the caller of a
-// 2-thread deployment pays, at the LUT's runtime.shared_write_us_per_kb, for half its output when
-// a step on cpu1 reads it (once per producer however many do) and for half when it runs in place
-// on what a step on cpu1 wrote. A hand-made network where the charges are counted by hand; random
+// Shared lines in the one cost model (issue 16 item 3, env/cost.h): where a 1-thread and a
+// 2-thread step of a 2-thread deployment meet, at the LUT's runtime.shared_write_us_per_kb and
+// shared_read_us_per_kb: (1) a caller step's output read on cpu1 pays half at both rates (once
+// per producer however many read it), (2) an activation in place on the caller over cpu1's
+// output half at the write rate, (3) a cpu1 step's output read on the caller half at the read
+// rate (once per producer). A hand-made network where the charges are counted by hand; random
 // DAGs where exact == ILP == an independent brute force and the charges move the optimum; the
-// LUT's JSON round trip; the probe that measures the rate.
+// LUT's JSON round trip; the probe that measures the rates.
 #include <doctest/doctest.h>
 
 #include "env/runtime_costs.h"
@@ -23,14 +25,14 @@ Impl step(const char* name, int format, int threads, double ms, int64_t out_byte
 }
 
 // The charges of an assignment, apart from env/cost.cc: the pool that wrote each layer's output
-// (a fused pseudo-impl's: the step before it), then per step in layer order the two cases.
+// (a fused pseudo-impl's: the step before it), then per step in layer order the three cases.
 double lut_shared_writes(const Lut& lut, const std::vector<int>& a) {
-  const double rate = lut.runtime.shared_write_us_per_kb;
-  if (lut.runtime.handoffs.empty() || rate <= 0) return 0.0;
+  const double w = lut.runtime.shared_write_us_per_kb, rd = lut.runtime.shared_read_us_per_kb;
+  if (lut.runtime.handoffs.empty() || (w <= 0 && rd <= 0)) return 0.0;
   const int n = int(lut.layers.size()), caller = pool_index("caller");
-  auto half = [&](const Impl& m) { return 0.5 * double(m.memory_bytes.output) / 1024.0 * rate / 1000.0; };
+  auto half = [&](const Impl& m, double rate) { return 0.5 * double(m.memory_bytes.output) / 1024.0 * rate / 1000.0; };
   std::vector<int> writer(n, caller), last(n);
-  std::vector<bool> read_on_cpu1(n, false);
+  std::vector<bool> read_on_cpu1(n, false), read_on_caller(n, false);
   for (int j = 0; j < n; ++j) last[j] = j;
   for (int c = 0; c < n; ++c)
     for (int p : lut.layers[c].inputs) last[p] = std::max(last[p], c);
@@ -47,11 +49,15 @@ double lut_shared_writes(const Lut& lut, const std::vector<int>& a) {
     const bool activation = k == LayerKind::kRelu || k == LayerKind::kRelu6 || k == LayerKind::kHardSwish ||
                             k == LayerKind::kHardSigmoid || k == LayerKind::kSigmoid || k == LayerKind::kGelu;
     if (writer[i] == caller) {
-      if (activation && !in.empty() && last[in[0]] == i && writer[in[0]] != caller) total += half(m);
+      if (activation && !in.empty() && last[in[0]] == i && writer[in[0]] != caller) total += half(m, w);
+      for (int j : in) {
+        if (writer[j] != caller && !read_on_caller[j]) total += half(lut.layers[j].impls[a[j]], rd);
+        read_on_caller[j] = true;
+      }
       continue;
     }
     for (int j : in) {
-      if (writer[j] == caller && !read_on_cpu1[j]) total += half(lut.layers[j].impls[a[j]]);
+      if (writer[j] == caller && !read_on_cpu1[j]) total += half(lut.layers[j].impls[a[j]], w + rd);
       read_on_cpu1[j] = true;
     }
   }
@@ -115,6 +121,24 @@ TEST_CASE("shared writes: a caller step read by two cpu1 steps pays once; an act
   const std::vector<int> all_t1 = {0, 0, 0, 0, 0, 0};
   CHECK(predict_latency_ms(p, all_t1) == doctest::Approx(predict_latency_ms(plain, all_t1)));
 
+  // With the read rate too: a step on cpu1 reading a caller step's output pays both halves; a
+  // caller step reading a cpu1 step's output pays the read half, once per producer.
+  lut.runtime.shared_read_us_per_kb = 10;
+  Problem pr;
+  REQUIRE(compile_problem(lut, &pr).is_ok());
+  const double half_read = 0.5 * 10 / 1000.0;
+  CHECK(shared_write_in_ms(pr, mixed.data(), 2, 1) == doctest::Approx(half_kib + half_read));  // (1)
+  CHECK(shared_write_in_ms(pr, mixed.data(), 4, 0) == doctest::Approx(half_kib + half_read));  // (2) + (3)
+  CHECK(shared_writes_ms(pr, mixed) == doctest::Approx(3 * half_kib + 3 * half_read));
+  // c1 on cpu1 reads the input (2 KiB) and is read by c2 and c3 on the caller: its read half once.
+  const std::vector<int> c1_on_cpu1 = {0, 1, 0, 0, 0, 0};
+  CHECK(shared_write_in_ms(pr, c1_on_cpu1.data(), 2, 0) == doctest::Approx(half_read));
+  CHECK(shared_write_in_ms(pr, c1_on_cpu1.data(), 3, 0) == 0.0);
+  CHECK(shared_writes_ms(pr, c1_on_cpu1) == doctest::Approx(2 * (half_kib + half_read) + half_read));
+  CHECK(predict_latency_ms(pr, c1_on_cpu1) == doctest::Approx(lut_cost(lut, c1_on_cpu1)));
+  CHECK(predict_latency_ms(pr, all_t1) == doctest::Approx(predict_latency_ms(plain, all_t1)));
+  lut.runtime.shared_read_us_per_kb = 0;
+
   std::vector<int> brute;
   const double want = brute_with_shared_writes(lut, &brute);
   DeploymentEnv env(p);
@@ -142,6 +166,7 @@ TEST_CASE("shared writes: exact == ILP == brute force on 150 random DAGs, and th
     std::vector<int> before;
     const double without = brute_with_handoffs(lut, &before);
     lut.runtime.shared_write_us_per_kb = 500 + 1500 * r.uniform();  // outputs of 1-5 KB: 0.25-6 ms
+    lut.runtime.shared_read_us_per_kb = seed % 3 == 0 ? 0.0 : 200 + 800 * r.uniform();  // (some LUTs without)
     std::vector<int> brute;
     const double want = brute_with_shared_writes(lut, &brute);
     CAPTURE(seed);
@@ -149,8 +174,8 @@ TEST_CASE("shared writes: exact == ILP == brute force on 150 random DAGs, and th
     moved += without < kInf && lut_cost(lut, before) > want + 1e-9;
     ++solved;
   }
-  MESSAGE("solved " << solved << ", optimum moved by the shared writes " << moved);
-  CHECK(moved >= 10);  // (19 of the 150: the charges really change answers)
+  MESSAGE("solved " << solved << ", optimum moved by the shared lines " << moved);
+  CHECK(moved >= 10);  // (25 of the 150: the charges really change answers)
 }
 
 TEST_CASE("shared writes: the LUT's runtime object round-trips the rate; an old LUT has none; a bad one fails") {
@@ -162,6 +187,10 @@ TEST_CASE("shared writes: the LUT's runtime object round-trips the rate; an old 
   std::string text = lut_to_json(lut);
   REQUIRE(lut_from_json(text, "new.json", &back).is_ok());
   CHECK(back.runtime.shared_write_us_per_kb == 0.118);
+  CHECK(back.runtime.shared_read_us_per_kb == 0.0);
+  lut.runtime.shared_read_us_per_kb = 0.031;
+  REQUIRE(lut_from_json(lut_to_json(lut), "new.json", &back).is_ok());
+  CHECK(back.runtime.shared_read_us_per_kb == 0.031);
   text.replace(text.find("0.118"), 5, "-0.12");
   const Status s = lut_from_json(text, "bad.json", &back);
   CHECK_FALSE(s.is_ok());
@@ -169,15 +198,17 @@ TEST_CASE("shared writes: the LUT's runtime object round-trips the rate; an old 
   CHECK(s.message().find("/runtime/shared_write_us_per_kb") != std::string::npos);
 }
 
-TEST_CASE("shared writes: the probe measures a rate where there are two CPUs, and says unsupported where one") {
+TEST_CASE("shared lines: the probe measures both rates where there are two CPUs, and says unsupported where one") {
   RuntimeCosts rc;
-  const Status s = measure_shared_write(5, &rc);
+  const Status s = measure_shared_lines(5, &rc);
   if (available_thread_set_cpus() < 2) {
     CHECK(s.code() == StatusCode::kUnsupported);
     return;
   }
   REQUIRE(s.is_ok());
-  CHECK(rc.shared_write_us_per_kb >= 0.0);
-  CHECK(rc.shared_write_us_per_kb < 100.0);  // 100 us per KiB: 0.1 s for a MiB, no cache does that
-  MESSAGE("shared write: " << rc.shared_write_us_per_kb << " us per KiB");
+  for (double rate : {rc.shared_write_us_per_kb, rc.shared_read_us_per_kb}) {
+    CHECK(rate >= 0.0);
+    CHECK(rate < 100.0);  // 100 us per KiB: 0.1 s for a MiB, no cache does that
+  }
+  MESSAGE("shared lines: a write " << rc.shared_write_us_per_kb << ", a read " << rc.shared_read_us_per_kb << " us per KiB");
 }

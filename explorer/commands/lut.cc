@@ -50,9 +50,10 @@ void show(const Lut& lut) {
   std::printf("%s\n", lut.runtime.has_speed() ? "" : " none (a LUT from before the probe)");
   if (lut.runtime.core_link_ns > 0)
     std::printf("core link while profiling (a cache line's round trip cpu0 <-> cpu1): %.0f ns\n", lut.runtime.core_link_ns);
-  if (lut.runtime.shared_write_us_per_kb > 0)
-    std::printf("a write over lines cpu1 read (charged to 1-thread steps next to 2-thread ones): %.4f us per KiB\n",
-                lut.runtime.shared_write_us_per_kb);
+  if (lut.runtime.has_shared_lines())
+    std::printf("lines shared with cpu1 (charged where 1-thread and 2-thread steps meet), us per KiB: a write over lines "
+                "cpu1 read %.4f, a read of lines cpu1 wrote %.4f\n",
+                lut.runtime.shared_write_us_per_kb, lut.runtime.shared_read_us_per_kb);
   std::vector<double> ratio;  // network / alone of the implementations `lut refine` timed
   for (const LutLayer& l : lut.layers)
     for (const Impl& m : l.impls)

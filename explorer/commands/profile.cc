@@ -86,15 +86,16 @@ int run_runtime_only(const Args& args, const Network& net) {
   ok_or_throw(measure_runtime_costs(net, options_from(args).protocol, &lut.runtime));
   if (available_thread_set_cpus() > 1) {
     ok_or_throw(measure_handoff_costs(kHandoffRounds, &lut.runtime));
-    ok_or_throw(measure_shared_write(kSharedWriteRounds, &lut.runtime));
+    ok_or_throw(measure_shared_lines(kSharedWriteRounds, &lut.runtime));
   } else {
-    std::printf("one CPU for the thread sets: no thread-pool hand-offs or shared writes to measure\n");
+    std::printf("one CPU for the thread sets: no thread-pool hand-offs or shared lines to measure\n");
   }
   ok_or_throw(save_lut(lut, args.get("out")));
   std::printf("runtime costs of %s: input copy %.4f ms, output copy %.4f ms; hand-offs (ms):\n", net.name.c_str(),
               lut.runtime.input_copy_ms, lut.runtime.output_copy_ms);
   std::printf("%s", handoffs_table(lut.runtime).c_str());
-  std::printf("a write over lines cpu1 read: %.4f us per KiB more\n", lut.runtime.shared_write_us_per_kb);
+  std::printf("a write over lines cpu1 read: %.4f us per KiB more; a read of lines cpu1 wrote: %.4f\n",
+              lut.runtime.shared_write_us_per_kb, lut.runtime.shared_read_us_per_kb);
   std::printf("wrote %s\n", args.get("out").c_str());
   return 0;
 }

@@ -244,10 +244,11 @@ std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const st
         "the LUT's figures of the same steps (means too), ms (steps: measured / LUT). Caller steps run on the caller "
         "alone (a 2-thread deployment's 1-thread steps among them); pool steps share cpu1. The rest: "
         "end to end less the steps, measured (the plain runs' median less the steps' means) and charged "
-        "(the prediction less the LUT figures and the shared writes: hand-offs and the network's copies). Shared "
-        "writes: what the cost model charges the caller steps of a 2-thread deployment for writing over lines cpu1 "
-        "holds (env/cost.h), to set against their excess.\n\n"
-     << "| model | threads | deployment | predicted ms | measured ms | caller steps | shared writes charged ms "
+        "(the prediction less the LUT figures and the shared lines: hand-offs and the network's copies). Shared "
+        "lines: what the cost model charges where a 2-thread deployment's 1-thread and 2-thread steps meet, for "
+        "lines the other core holds (env/cost.h): mostly the caller steps' writes and reads, to set against their "
+        "excess.\n\n"
+     << "| model | threads | deployment | predicted ms | measured ms | caller steps | shared lines charged ms "
         "| pool steps | conversions | rest ms, measured / charged |\n"
      << "|---|---:|---|---:|---:|---|---:|---|---|---:|\n";
   const std::vector<Block> blocks = blocks_of(rows);
