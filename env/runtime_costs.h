@@ -47,7 +47,7 @@ constexpr double kHandoffItemsUs[] = {20, 50, 120, 400};
 /// its worker on cpu1 did not write. On a Zen 5 VM with the vCPUs ~500 ns apart such writes
 /// cost ~0.12 us per KiB (~0.01 near), and GoogLeNet's 36 such steps in its opt-fp32
 /// deployment ran 0.71-0.85 ms against 0.27 ms in the LUT (results/reference/t1-output-lines/);
-/// such reads ~0.03 us per KiB (results/reference/t1-in-t2/). Fails when the machine has one
+/// such reads ~0.02 us per KiB (results/reference/pool-inputs/; 0.03 at 256 KiB in t1-in-t2/). Fails when the machine has one
 /// CPU for the thread sets.
 Status measure_shared_lines(int rounds, RuntimeCosts* out);
 constexpr int64_t kSharedWriteBytes = 1 << 20;  // a typical activation: GoogLeNet's are 0.05-3 MiB

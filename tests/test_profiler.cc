@@ -486,7 +486,7 @@ TEST_CASE("measure: a 2-thread step's inputs start written back in halves, uncha
   Protocol p;
   p.warmup = 1;
   p.runs = p.max_runs = 3;
-  std::vector<uint8_t> in(3 * 4096 + 100), out(4096);  // (not a multiple of two lines)
+  std::vector<uint8_t> in(3 * 4096 + 100);  // (not a multiple of two lines)
   for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t(i * 7 + 3);
   const std::vector<uint8_t> before = in;
   WarmSet warm;
