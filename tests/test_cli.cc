@@ -266,6 +266,13 @@ TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut
   const bool two_cpus = r.out.find("one CPU") == std::string::npos;
   CHECK((after.out.find("from \\ to") != std::string::npos) == two_cpus);
   CHECK((slurp(with).find("\"handoffs\"") != std::string::npos) == two_cpus);
+  // Both shared-line rates measured and printed; lut show prints them where the LUT has one.
+  CHECK((r.out.find("; a read of lines cpu1 wrote: ") != std::string::npos) == two_cpus);
+  const std::string text = slurp(with);
+  const bool rates = text.find("\"shared_write_us_per_kb\"") != std::string::npos ||
+                     text.find("\"shared_read_us_per_kb\"") != std::string::npos;
+  CHECK((after.out.find("lines shared with cpu1 (charged where 1-thread and 2-thread steps meet)") != std::string::npos) ==
+        rates);
   Result other = run("profile --model resnet18 --runtime-only --lut " + lut + " --out " + with);
   CHECK(other.code == 2);
   CHECK(count_lines(other.err) == 1);
