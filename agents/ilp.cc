@@ -51,7 +51,7 @@ std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer
     std::vector<double> sig(1 + (producer ? nc : np));
     sig[0] = producer ? x.out_format : x.in_format;
     for (int j = 1; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j - 1) : p.edge_cost(e, j - 1, i);
-    if (p.has_shared_writes()) sig.insert(sig.end(), {double(p.pool[f]), p.shared_write[f], p.shared_read[f]});  // (one of each a class)
+    if (p.has_shared_lines()) sig.insert(sig.end(), {double(p.pool[f]), p.shared_write[f], p.shared_read[f]});  // (one of each a class)
     auto [it, fresh] = ids.emplace(sig, int(ids.size()));
     if (fresh) format->push_back(int(sig[0]));
     cls[i] = it->second;
@@ -179,7 +179,7 @@ void at_least(Model* m, int s, const CoinPackedVector& ys, const CoinPackedVecto
 // the caller for (3)). (2) Per in-place layer t that is its input j's last reader and charge v
 // of its caller classes: s >= the pairs of the edge j -> t that join a producer class that
 // wrote on cpu1 to such a class.
-void add_shared_writes(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e,
+void add_shared_lines(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e,
                        const std::vector<std::vector<PairCol>>& pairs) {
   const int caller = int(ThreadPoolId::kCaller);
   auto charge = [&](double v) {
@@ -279,7 +279,7 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
         const int y = m->add_col(0, 0, 1, false);
         row_p[k].insert(y, 1.0);
         col_c[l].insert(y, 1.0);
-        if (p.has_shared_writes())
+        if (p.has_shared_lines())
           pairs[ei].push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]] + p.shared_read[rep_p[k]],
                                p.shared_read[rep_p[k]], p.shared_write[rep_c[l]]});
         if (c == 0) continue;
@@ -299,7 +299,7 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
   if (p.has_handoffs()) {
     std::vector<std::vector<int>> exits;
     add_handoffs(p, m, latency, &exits);
-    if (p.has_shared_writes()) add_shared_writes(p, m, latency, exits, pairs);
+    if (p.has_shared_lines()) add_shared_lines(p, m, latency, exits, pairs);
   }
   *z = -1;
   if (o.memory_model == MemoryModel::kPeak) add_peak_memory(p, m, memory);

@@ -118,7 +118,7 @@ void set_handoffs(const Lut& lut, Problem* p) {
 }
 
 // Only where hand-offs are charged: a LUT with 2-thread steps whose profile measured the rates.
-void set_shared_writes(const Lut& lut, Problem* p) {
+void set_shared_lines(const Lut& lut, Problem* p) {
   if (!p->has_handoffs() || !lut.runtime.has_shared_lines()) return;
   for (int t = 0; t < p->n; ++t) p->in_place.push_back(runs_in_place(lut.layers[t].kind));
   for (int64_t bytes : p->output) {
@@ -204,7 +204,7 @@ Status compile_problem(const Lut& lut, Problem* out) {
   if (p.n == 0) return invalid_argument("LUT of '" + lut.model_name + "' has no layers");
   fill_impls(lut, &p);
   set_handoffs(lut, &p);
-  set_shared_writes(lut, &p);
+  set_shared_lines(lut, &p);
   fill_edges(lut, &p);
   prune(&p);
   for (int i = 0; i < p.n; ++i) {
@@ -232,7 +232,7 @@ double conversion_in_ms(const Problem& p, const int* a, int t, int b) {
     }
     if (!paid) total += c;
   }
-  return total + handoff_in_ms(p, a, t, b) + shared_write_in_ms(p, a, t, b);
+  return total + handoff_in_ms(p, a, t, b) + shared_lines_in_ms(p, a, t, b);
 }
 
 bool runs_in_place(LayerKind kind) {
@@ -256,8 +256,8 @@ bool read_before(const Problem& p, const int* a, int e, int t, int b, bool cpu1)
   return false;
 }
 
-double shared_write_in_ms(const Problem& p, const int* a, int t, int b) {
-  if (!p.has_shared_writes() || t == 0) return 0.0;
+double shared_lines_in_ms(const Problem& p, const int* a, int t, int b) {
+  if (!p.has_shared_lines() || t == 0) return 0.0;
   const int f = p.offset[t] + b, q = p.pool[f];
   if (q == Problem::kNoStep) return 0.0;
   const bool cpu1 = Problem::on_cpu1(q);
@@ -289,9 +289,9 @@ double handoff_in_ms(const Problem& p, const int* a, int t, int b) {
   return total;
 }
 
-double shared_writes_ms(const Problem& p, const std::vector<int>& a) {
+double shared_lines_ms(const Problem& p, const std::vector<int>& a) {
   double total = 0;
-  for (int t = 0; t < p.n && int(a.size()) == p.n; ++t) total += shared_write_in_ms(p, a.data(), t, a[t]);
+  for (int t = 0; t < p.n && int(a.size()) == p.n; ++t) total += shared_lines_in_ms(p, a.data(), t, a[t]);
   return total;
 }
 

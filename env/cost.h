@@ -137,7 +137,7 @@ struct Problem {
   std::vector<uint8_t> in_place;
 
   bool has_handoffs() const { return !handoff.empty(); }
-  bool has_shared_writes() const { return !shared_write.empty(); }
+  bool has_shared_lines() const { return !shared_write.empty(); }
   /// Whether pool `q` has a thread on cpu1 (a step on it, not the caller's or no step).
   static bool on_cpu1(int q) { return q != kNoStep && q != int(ThreadPoolId::kCaller); }
   double handoff_ms(int layer, int from_pool, int to_pool) const {
@@ -170,10 +170,10 @@ int exit_pool(const Problem& p, const int* assign, int t);
 double handoff_in_ms(const Problem& p, const int* assign, int t, int b);
 /// The shared lines charged at layer t for impl b given assign[j], j < t (the three cases
 /// above). Part of conversion_in_ms.
-double shared_write_in_ms(const Problem& p, const int* assign, int t, int b);
+double shared_lines_in_ms(const Problem& p, const int* assign, int t, int b);
 /// The shared lines of a complete assignment, summed (a part of predict_latency_ms: `bench`
 /// reports it apart, next to the caller steps it is mostly charged for).
-double shared_writes_ms(const Problem& p, const std::vector<int>& assignment);
+double shared_lines_ms(const Problem& p, const std::vector<int>& assignment);
 /// The layer kinds whose steps run in place on their input (shared writes, case 2).
 bool runs_in_place(LayerKind kind);
 /// THE latency of a complete assignment (`assignment[i]` is the impl index within layer i):

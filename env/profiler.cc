@@ -546,7 +546,7 @@ Status Profiler::run(Lut* out) {
       return measure_handoff_costs(kHandoffRounds, &lut.runtime);
     }));
     LW_RETURN_IF_ERROR(near_throughout("shared lines", [&](const std::function<void()>&) {
-      return measure_shared_lines(kSharedWriteRounds, &lut.runtime);
+      return measure_shared_lines(kSharedLinesRounds, &lut.runtime);
     }));
   }
   if (o_.spent) {

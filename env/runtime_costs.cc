@@ -86,7 +86,7 @@ Status measure_handoff_costs(int rounds, RuntimeCosts* out) {
 
 Status measure_shared_lines(int rounds, RuntimeCosts* out) {
   if (available_thread_set_cpus() < 2) return unsupported("shared lines: one CPU for the thread sets");
-  std::vector<float> buf(kSharedWriteBytes / sizeof(float)), evict((8 << 20) / sizeof(float));
+  std::vector<float> buf(kSharedLinesBytes / sizeof(float)), evict((8 << 20) / sizeof(float));
   volatile float sink = 0;
   auto timed = [&](auto&& touch) {
     const auto t0 = Clock::now();
@@ -116,7 +116,7 @@ Status measure_shared_lines(int rounds, RuntimeCosts* out) {
     on_cpu1(write);
     read_shared.push_back(timed(read));
   }
-  const double kib = kSharedWriteBytes / 1024.0;
+  const double kib = kSharedLinesBytes / 1024.0;
   out->shared_write_us_per_kb = std::max(0.0, (median(write_shared) - median(write_own)) / kib);
   out->shared_read_us_per_kb = std::max(0.0, (median(read_shared) - median(read_own)) / kib);
   return Status::ok();

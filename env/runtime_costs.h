@@ -36,7 +36,7 @@ Status measure_handoff_costs(int rounds, RuntimeCosts* out);
 /// 2026-11-26) charges a shorter step too much and a longer one too little.
 constexpr double kHandoffItemsUs[] = {20, 50, 120, 400};
 /// Measures RuntimeCosts::shared_write_us_per_kb and shared_read_us_per_kb, per KiB: what cpu0's
-/// write of kSharedWriteBytes pays after cpu1 read them (its caches then hold every line, which
+/// write of kSharedLinesBytes pays after cpu1 read them (its caches then hold every line, which
 /// the write must take back), over the same write after cpu0's own caches dropped them (the
 /// state a LUT's step timing starts its output in); and what cpu0's read of them pays after
 /// cpu1 wrote them, over the read of what cpu0 wrote itself (a step's inputs as the profile
@@ -50,8 +50,8 @@ constexpr double kHandoffItemsUs[] = {20, 50, 120, 400};
 /// such reads ~0.02 us per KiB (results/reference/pool-inputs/; 0.03 at 256 KiB in t1-in-t2/). Fails when the machine has one
 /// CPU for the thread sets.
 Status measure_shared_lines(int rounds, RuntimeCosts* out);
-constexpr int64_t kSharedWriteBytes = 1 << 20;  // a typical activation: GoogLeNet's are 0.05-3 MiB
-constexpr int kSharedWriteRounds = 41;
+constexpr int64_t kSharedLinesBytes = 1 << 20;  // a typical activation: GoogLeNet's are 0.05-3 MiB
+constexpr int kSharedLinesRounds = 41;
 /// The hand-off matrices as text (per item; rows: from, columns: to, ms), or a line saying the
 /// LUT has none (then the cost model charges none).
 std::string handoffs_table(const RuntimeCosts& rc);

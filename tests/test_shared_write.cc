@@ -26,7 +26,7 @@ Impl step(const char* name, int format, int threads, double ms, int64_t out_byte
 
 // The charges of an assignment, apart from env/cost.cc: the pool that wrote each layer's output
 // (a fused pseudo-impl's: the step before it), then per step in layer order the three cases.
-double lut_shared_writes(const Lut& lut, const std::vector<int>& a) {
+double lut_shared_lines(const Lut& lut, const std::vector<int>& a) {
   const double w = lut.runtime.shared_write_us_per_kb, rd = lut.runtime.shared_read_us_per_kb;
   if (lut.runtime.handoffs.empty() || (w <= 0 && rd <= 0)) return 0.0;
   const int n = int(lut.layers.size()), caller = pool_index("caller");
@@ -65,10 +65,10 @@ double lut_shared_writes(const Lut& lut, const std::vector<int>& a) {
 }
 
 double lut_cost(const Lut& lut, const std::vector<int>& a) {
-  return lut_latency(lut, a) + lut_handoffs(lut, a) + lut_shared_writes(lut, a);
+  return lut_latency(lut, a) + lut_handoffs(lut, a) + lut_shared_lines(lut, a);
 }
 
-double brute_with_shared_writes(const Lut& lut, std::vector<int>* best) {
+double brute_with_shared_lines(const Lut& lut, std::vector<int>* best) {
   double opt = kInf;
   for_each_assignment(lut, [&](const std::vector<int>& a) {
     const double l = lut_cost(lut, a);
@@ -98,21 +98,21 @@ TEST_CASE("shared writes: a caller step read by two cpu1 steps pays once; an act
   const std::vector<int> mixed = {0, 0, 1, 1, 0, 1};  // c1 on the caller read by c2 and c3 on cpu1; r4 in place on c3's
   Problem plain;
   REQUIRE(compile_problem(lut, &plain).is_ok());
-  CHECK_FALSE(plain.has_shared_writes());  // a LUT without the rate charges none
+  CHECK_FALSE(plain.has_shared_lines());  // a LUT without the rate charges none
 
   lut.runtime.shared_write_us_per_kb = 100;  // (far above a real host's, to dwarf rounding)
   Problem p;
   REQUIRE(compile_problem(lut, &p).is_ok());
-  REQUIRE(p.has_shared_writes());
+  REQUIRE(p.has_shared_lines());
   const double half_kib = 0.5 * 100 / 1000.0;  // ms for half of 1 KiB
-  CHECK(shared_write_in_ms(p, mixed.data(), 1, 0) == 0.0);
-  CHECK(shared_write_in_ms(p, mixed.data(), 2, 1) == doctest::Approx(half_kib));  // c2 reads c1 first
-  CHECK(shared_write_in_ms(p, mixed.data(), 3, 1) == 0.0);                         // c3: c1 is paid for
-  CHECK(shared_write_in_ms(p, mixed.data(), 4, 0) == doctest::Approx(half_kib));  // r4 over c3's output
-  CHECK(shared_write_in_ms(p, mixed.data(), 5, 1) == doctest::Approx(half_kib));  // add reads r4's
+  CHECK(shared_lines_in_ms(p, mixed.data(), 1, 0) == 0.0);
+  CHECK(shared_lines_in_ms(p, mixed.data(), 2, 1) == doctest::Approx(half_kib));  // c2 reads c1 first
+  CHECK(shared_lines_in_ms(p, mixed.data(), 3, 1) == 0.0);                         // c3: c1 is paid for
+  CHECK(shared_lines_in_ms(p, mixed.data(), 4, 0) == doctest::Approx(half_kib));  // r4 over c3's output
+  CHECK(shared_lines_in_ms(p, mixed.data(), 5, 1) == doctest::Approx(half_kib));  // add reads r4's
   CHECK(predict_latency_ms(p, mixed) == doctest::Approx(predict_latency_ms(plain, mixed) + 3 * half_kib));
-  CHECK(shared_writes_ms(p, mixed) == doctest::Approx(3 * half_kib));  // (what bench reports apart)
-  CHECK(shared_writes_ms(plain, mixed) == 0.0);
+  CHECK(shared_lines_ms(p, mixed) == doctest::Approx(3 * half_kib));  // (what bench reports apart)
+  CHECK(shared_lines_ms(plain, mixed) == 0.0);
   CHECK(predict_latency_ms(p, mixed) == doctest::Approx(lut_cost(lut, mixed)));
   // The input copy is the caller's write too: a first step on cpu1 pays for half of its 2 KiB.
   const std::vector<int> all_t2 = {0, 1, 1, 1, 1, 1};
@@ -127,20 +127,20 @@ TEST_CASE("shared writes: a caller step read by two cpu1 steps pays once; an act
   Problem pr;
   REQUIRE(compile_problem(lut, &pr).is_ok());
   const double half_read = 0.5 * 10 / 1000.0;
-  CHECK(shared_write_in_ms(pr, mixed.data(), 2, 1) == doctest::Approx(half_kib + half_read));  // (1)
-  CHECK(shared_write_in_ms(pr, mixed.data(), 4, 0) == doctest::Approx(half_kib + half_read));  // (2) + (3)
-  CHECK(shared_writes_ms(pr, mixed) == doctest::Approx(3 * half_kib + 3 * half_read));
+  CHECK(shared_lines_in_ms(pr, mixed.data(), 2, 1) == doctest::Approx(half_kib + half_read));  // (1)
+  CHECK(shared_lines_in_ms(pr, mixed.data(), 4, 0) == doctest::Approx(half_kib + half_read));  // (2) + (3)
+  CHECK(shared_lines_ms(pr, mixed) == doctest::Approx(3 * half_kib + 3 * half_read));
   // c1 on cpu1 reads the input (2 KiB) and is read by c2 and c3 on the caller: its read half once.
   const std::vector<int> c1_on_cpu1 = {0, 1, 0, 0, 0, 0};
-  CHECK(shared_write_in_ms(pr, c1_on_cpu1.data(), 2, 0) == doctest::Approx(half_read));
-  CHECK(shared_write_in_ms(pr, c1_on_cpu1.data(), 3, 0) == 0.0);
-  CHECK(shared_writes_ms(pr, c1_on_cpu1) == doctest::Approx(2 * (half_kib + half_read) + half_read));
+  CHECK(shared_lines_in_ms(pr, c1_on_cpu1.data(), 2, 0) == doctest::Approx(half_read));
+  CHECK(shared_lines_in_ms(pr, c1_on_cpu1.data(), 3, 0) == 0.0);
+  CHECK(shared_lines_ms(pr, c1_on_cpu1) == doctest::Approx(2 * (half_kib + half_read) + half_read));
   CHECK(predict_latency_ms(pr, c1_on_cpu1) == doctest::Approx(lut_cost(lut, c1_on_cpu1)));
   CHECK(predict_latency_ms(pr, all_t1) == doctest::Approx(predict_latency_ms(plain, all_t1)));
   lut.runtime.shared_read_us_per_kb = 0;
 
   std::vector<int> brute;
-  const double want = brute_with_shared_writes(lut, &brute);
+  const double want = brute_with_shared_lines(lut, &brute);
   DeploymentEnv env(p);
   for (std::string agent : {"exact", "ilp", "qlearning"}) {
     CAPTURE(agent);
@@ -168,7 +168,7 @@ TEST_CASE("shared writes: exact == ILP == brute force on 150 random DAGs, and th
     lut.runtime.shared_write_us_per_kb = 500 + 1500 * r.uniform();  // outputs of 1-5 KB: 0.25-6 ms
     lut.runtime.shared_read_us_per_kb = seed % 3 == 0 ? 0.0 : 200 + 800 * r.uniform();  // (some LUTs without)
     std::vector<int> brute;
-    const double want = brute_with_shared_writes(lut, &brute);
+    const double want = brute_with_shared_lines(lut, &brute);
     CAPTURE(seed);
     if (!check_exact_and_ilp(lut, want, lut_cost)) continue;
     moved += without < kInf && lut_cost(lut, before) > want + 1e-9;

@@ -86,7 +86,7 @@ int run_runtime_only(const Args& args, const Network& net) {
   ok_or_throw(measure_runtime_costs(net, options_from(args).protocol, &lut.runtime));
   if (available_thread_set_cpus() > 1) {
     ok_or_throw(measure_handoff_costs(kHandoffRounds, &lut.runtime));
-    ok_or_throw(measure_shared_lines(kSharedWriteRounds, &lut.runtime));
+    ok_or_throw(measure_shared_lines(kSharedLinesRounds, &lut.runtime));
   } else {
     std::printf("one CPU for the thread sets: no thread-pool hand-offs or shared lines to measure\n");
   }

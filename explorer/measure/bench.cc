@@ -443,7 +443,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
-  LW_RETURN_IF_ERROR(predict_each(lut, &BenchRow::shared_write_ms, live, shared_writes_ms));
+  LW_RETURN_IF_ERROR(predict_each(lut, &BenchRow::shared_write_ms, live, shared_lines_ms));
   for (Trial& c : all) {
     if (c.exec) {
       c.row.near_wait_s = waited_s;
