@@ -180,7 +180,7 @@ void at_least(Model* m, int s, const CoinPackedVector& ys, const CoinPackedVecto
 // of its caller classes: s >= the pairs of the edge j -> t that join a producer class that
 // wrote on cpu1 to such a class.
 void add_shared_lines(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<std::vector<int>>& e,
-                       const std::vector<std::vector<PairCol>>& pairs) {
+                      const std::vector<std::vector<PairCol>>& pairs) {
   const int caller = int(ThreadPoolId::kCaller);
   auto charge = [&](double v) {
     const int s = m->add_col(0, 0, 1, false);
