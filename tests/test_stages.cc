@@ -13,6 +13,7 @@
 #include "explorer/measure/deployment.h"
 #include "explorer/pipeline/replay.h"
 #include "explorer/measure/evaluator.h"
+#include "env/profiler.h"
 #include "explorer/pipeline/pareto.h"
 #include "explorer/pipeline/filter.h"
 #include "explorer/pipeline/run_report.h"
@@ -217,6 +218,61 @@ TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accu
     CHECK(r.core_link_moved_blocks <= kReplayBlocks);
     CHECK(text.find("\"core_link_ns\"") != std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("replay --recheck: the deployment's implementations timed again; the same cost model on them") {
+  Fixture& f = fixture();
+  std::unique_ptr<Evaluator> ev;
+  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
+  NamedDeployment d;
+  REQUIRE(baseline_deployment(f.lut, "opt-fp32", 2, &d).is_ok());
+  const std::string dir = temp_dir("replay-recheck");
+  ProfileOptions recheck;
+  recheck.protocol = Protocol{0, 3, 0.0, 3, 1.0};
+  ReplayOptions o;
+  o.runs = 5;
+  o.warmup = 0;
+  o.min_seconds = 0;
+  o.recheck = &recheck;
+  ReplayResult r;
+  Status s = run_replay(*ev, "opt-fp32", d.names, o, dir, &r);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  // Every layer implementation the executor runs, once (identical (layer, name) pairs once).
+  std::set<std::pair<int, std::string>> ran;
+  for (const ExecStep& st : r.steps)
+    if (!st.conversion && st.layer > 0) ran.insert({st.layer, st.name});
+  CHECK(r.rechecked_impls == int(ran.size()));
+  REQUIRE(r.predicted_rechecked_ms > 0);
+  // The conversions and hand-offs are the LUT's: the rechecked layers plus them are the
+  // rechecked prediction, as the LUT's layers plus them are the LUT's.
+  double sum = 0;
+  bool moved = false;
+  for (const ReplayLayer& l : r.layers) {
+    sum += l.recheck_ms + l.lut_conversion_ms;
+    if (l.lut_ms > 0) CHECK(l.recheck_ms > 0);
+    moved = moved || l.recheck_ms != l.lut_ms;
+  }
+  CHECK(sum == doctest::Approx(r.predicted_rechecked_ms).epsilon(1e-9));
+  CHECK(moved);  // timed again, not copied
+  const double predicted = r.end_to_end.predicted_ms, measured = r.end_to_end.latency.median;
+  CHECK(r.drift_pct == doctest::Approx(100 * (r.predicted_rechecked_ms - predicted) / predicted));
+  CHECK(r.gap_rechecked_pct == doctest::Approx(100 * (measured - r.predicted_rechecked_ms) / r.predicted_rechecked_ms));
+  std::ifstream in(dir + "/replay.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["latency_ms"]["predicted_rechecked"].get<double>() == doctest::Approx(r.predicted_rechecked_ms));
+  CHECK(j["latency_ms"]["rechecked_implementations"] == r.rechecked_impls);
+  CHECK(j["layers"][0].contains("recheck_ms"));
+  // Without it, nothing of the recheck in the result or the file.
+  o.recheck = nullptr;
+  ReplayResult plain;
+  REQUIRE(run_replay(*ev, "opt-fp32", d.names, o, dir, &plain).is_ok());
+  CHECK(plain.predicted_rechecked_ms == 0);
+  CHECK(plain.rechecked_impls == 0);
+  std::ifstream in2(dir + "/replay.json");
+  const nlohmann::json j2 = nlohmann::json::parse(in2);
+  CHECK_FALSE(j2["latency_ms"].contains("predicted_rechecked"));
+  CHECK_FALSE(j2["layers"][0].contains("recheck_ms"));
   fs::remove_all(dir);
 }
 

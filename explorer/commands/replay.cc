@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "env/profiler.h"
 #include "env/speed_probe.h"
 #include "explorer/commands/pick_deployment.h"
 #include "explorer/commands/stage_args.h"
@@ -24,6 +25,10 @@ void print_result(const ReplayResult& r) {
   std::printf("            sum of per-step medians %.3f ms (interleaved runs with per-step timing); process CPU\n"
               "            time per run %.3f ms (median); 1-min load average %.2f on %ld CPUs\n",
               r.steps_sum_ms, r.cpu_median_ms, r.load_average, sysconf(_SC_NPROCESSORS_ONLN));
+  if (r.predicted_rechecked_ms > 0)
+    std::printf("rechecked   %.3f ms from its %d implementations timed again, alone, during the replay: the device\n"
+                "            drifted %+.1f %% since profiling; measured vs rechecked %+.1f %% (what the cost model misses)\n",
+                r.predicted_rechecked_ms, r.rechecked_impls, r.drift_pct, r.gap_rechecked_pct);
   std::printf("memory      predicted %.2f MiB, planned %.2f MiB (arena %.2f + workspace %.2f + weights %.2f), heap measured %.2f MiB\n",
               m.predicted_memory_bytes / 1048576.0, m.memory.peak_bytes() / 1048576.0, m.memory.arena_bytes / 1048576.0,
               m.memory.workspace_bytes / 1048576.0, m.memory.weight_bytes / 1048576.0,
@@ -40,16 +45,20 @@ void print_result(const ReplayResult& r) {
     return std::fabs(x.measured_ms + x.measured_conversion_ms - x.lut_ms - x.lut_conversion_ms);
   };
   std::sort(l.begin(), l.end(), [&](auto& a, auto& b) { return dev(a) > dev(b); });
-  std::printf("largest per-layer differences (measured - LUT, layer + incoming conversions):\n");
-  for (size_t i = 0; i < std::min<size_t>(5, l.size()); ++i)
-    std::printf("  %-28s %8.3f vs %8.3f ms  conv %6.3f vs %6.3f ms (%d)  %s\n", l[i].name.c_str(), l[i].measured_ms,
-                l[i].lut_ms, l[i].measured_conversion_ms, l[i].lut_conversion_ms, l[i].conversions, l[i].impl.c_str());
+  std::printf("largest per-layer differences (measured - LUT, layer + incoming conversions%s):\n",
+              r.predicted_rechecked_ms > 0 ? "; the layer rechecked" : "");
+  for (size_t i = 0; i < std::min<size_t>(5, l.size()); ++i) {
+    std::printf("  %-28s %8.3f vs %8.3f ms", l[i].name.c_str(), l[i].measured_ms, l[i].lut_ms);
+    if (r.predicted_rechecked_ms > 0) std::printf(" (%8.3f)", l[i].recheck_ms);
+    std::printf("  conv %6.3f vs %6.3f ms (%d)  %s\n", l[i].measured_conversion_ms, l[i].lut_conversion_ms,
+                l[i].conversions, l[i].impl.c_str());
+  }
 }
 
 int run_replay_cmd(const std::vector<std::string>& argv) {
   auto names = eval_option_names();
   names.insert({"filter", "pick", "solutions", "baseline", "runs", "warmup", "min-seconds", "out"});
-  Args args(argv, {"quiet"}, names);
+  Args args(argv, {"quiet", "recheck"}, names);
   ReplayOptions o;
   o.runs = args.get_int("runs", o.runs);
   o.warmup = args.get_int("warmup", o.warmup);
@@ -66,6 +75,12 @@ int run_replay_cmd(const std::vector<std::string>& argv) {
     out = from.empty() ? "." : std::filesystem::path(from).parent_path().string();
     if (out.empty()) out = ".";
   }
+  ProfileOptions recheck;  // the default protocol, as bench --recheck's
+  recheck.progress = [&](const ProfileProgress& p) {
+    s.line->update("replay recheck [" + std::to_string(p.done) + "/" + std::to_string(p.total) + "] " + p.current,
+                   p.total > 0 ? double(p.done) / p.total : 0, -1);
+  };
+  if (args.flag("recheck")) o.recheck = &recheck;
   ReplayResult r;
   ok_or_throw(run_replay(*s.evaluator, label, impls, o, out, &r));
   s.line->finish();
@@ -78,7 +93,7 @@ Registrar reg({"replay", "run the chosen deployment end to end and compare with 
                std::string("usage: layerwise replay --model M --lut L\n"
                            "         (--filter DIR/filter.json [--pick chosen|ref-fp32|opt-fp32|all-int8|<id>]\n"
                            "          | --solutions DIR/solutions.csv | --baseline <label>)\n"
-                           "         [--runs 20] [--min-seconds 1] [--warmup 3] [--out DIR] [eval options]\n\n"
+                           "         [--runs 20] [--min-seconds 1] [--warmup 3] [--recheck] [--out DIR] [eval options]\n\n"
                            "Runs the deployment --runs times after --warmup discarded runs (threads pinned as in the\n"
                            "profiler), and more until those runs took --min-seconds / 2 (a small network's 20 runs\n"
                            "last milliseconds, which one stall of a shared host can fill). Reports the median\n"
@@ -86,7 +101,11 @@ Registrar reg({"replay", "run the chosen deployment end to end and compare with 
                            "measured heap), the accuracy (or fidelity), and a per-layer breakdown from a second\n"
                            "pass with per-step timing, as many runs. --solutions replays the\n"
                            "solution of lowest predicted latency; --baseline one of ref-fp32, native, xnnpack,\n"
-                           "onednn, torch-nchw, torch-nhwc, opt-fp32, opt-int8, opt-mixed, all-int8. Writes DIR/replay.json.\n\n"
+                           "onednn, torch-nchw, torch-nhwc, opt-fp32, opt-int8, opt-mixed, all-int8. --recheck also\n"
+                           "times each implementation of the deployment again, alone, a share before each block, and\n"
+                           "predicts it from those figures: rechecked vs predicted is the device's drift since the\n"
+                           "profile (re-profile when it is large), measured vs rechecked what the cost model misses\n"
+                           "(per layer too). Writes DIR/replay.json.\n\n"
                            "eval options:\n") +
                    kEvalOptionsHelp,
                run_replay_cmd});

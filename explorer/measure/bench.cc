@@ -18,6 +18,7 @@
 #include "explorer/measure/baselines.h"
 #include "explorer/measure/deployment.h"
 #include "explorer/measure/mixed_floor.h"
+#include "explorer/measure/recheck.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
@@ -220,8 +221,7 @@ Status fill_sqnr(std::vector<Trial*>& live, const Tensor& x) {
 std::vector<std::pair<int, std::string>> implementations_of(const std::vector<Trial*>& live) {
   std::vector<std::pair<int, std::string>> which;
   for (const Trial* c : live)
-    for (const ExecStep& s : c->exec->steps())
-      if (!s.conversion && s.layer > 0) which.emplace_back(s.layer, s.name);
+    for (auto& w : layer_impls_of(*c->exec)) which.push_back(std::move(w));
   std::sort(which.begin(), which.end());
   which.erase(std::unique(which.begin(), which.end()), which.end());
   return which;
@@ -232,13 +232,9 @@ std::vector<std::pair<int, std::string>> implementations_of(const std::vector<Tr
 // host can slow both vCPUs' 2-thread work by 1.6x for tens of seconds at a time.
 Status recheck_slice(const Network& net, const BenchOptions& o, const std::vector<std::pair<int, std::string>>& which,
                      int r, Lut* now) {
-  const size_t from = which.size() * size_t(r) / size_t(o.rounds), to = which.size() * size_t(r + 1) / size_t(o.rounds);
-  if (from == to) return Status::ok();
-  const std::vector<std::pair<int, std::string>> slice(which.begin() + long(from), which.begin() + long(to));
-  ProfileOptions as_profiled = *o.recheck;  // weights aged, inputs in halves only where the LUT did
-  as_profiled.protocol.age_streamed_weights &= now->protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
-  as_profiled.protocol.inputs_from_writers &= now->protocol_json.find("\"inputs_start_in\"") != std::string::npos;
-  return remeasure_impls(net, *o.registry, as_profiled, slice, now);
+  const std::vector<std::pair<int, std::string>> slice = slice_of(which, r, o.rounds);
+  if (slice.empty()) return Status::ok();
+  return remeasure_impls(net, *o.registry, recheck_options(*o.recheck, *now), slice, now);
 }
 
 // Every measured deployment predicted by the same cost model from another LUT's figures

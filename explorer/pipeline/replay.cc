@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "env/cost.h"
 #include "env/speed_probe.h"
 #include "libs/core/files.h"
 #include "explorer/measure/deployment.h"
+#include "explorer/measure/recheck.h"
 #include "libs/ir/network_json.h"
 #include "libs/ops/thread_pool.h"
 
@@ -39,9 +41,11 @@ double cpu_ms_now() {
 // processes on a shared machine) apart from running. The speed probe runs before every
 // block, on the thread sets the LUT probed. A block runs the plain plan until it has both its
 // share of the runs and its share of ReplayOptions::min_seconds, then the stepped plan as
-// many times.
+// many times. `before_block` runs first in each block (the recheck's share).
+using BlockHook = std::function<Status(int block, int blocks, const Executor& stepped)>;
 Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const ReplayOptions& o,
-                  std::unique_ptr<Executor>* stepped, ReplayResult* r, SpeedSamples* speed) {
+                  const BlockHook& before_block, std::unique_ptr<Executor>* stepped, ReplayResult* r,
+                  SpeedSamples* speed) {
   std::unique_ptr<Executor> plain;
   LW_RETURN_IF_ERROR(ev.plan(names, false, &plain));
   LW_RETURN_IF_ERROR(ev.plan(names, true, stepped));
@@ -56,6 +60,7 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
     if (ev.lut().runtime.speed_ms[k] > 0) sets.push_back(int(k + 1));
   const double share_ms = 1e3 * o.min_seconds / (2.0 * blocks);  // each plan's, per block
   for (int b = 0; b < blocks; ++b) {
+    if (before_block) LW_RETURN_IF_ERROR(before_block(b, blocks, **stepped));
     speed->sample(sets);
     const int min_n = o.runs / blocks + (b < o.runs % blocks), max_n = std::max(min_n, kReplayMaxRuns / blocks);
     double timed_ms = 0;
@@ -90,7 +95,7 @@ Status timed_runs(Evaluator& ev, const std::vector<std::string>& names, const Re
 // layer's include the executor's input / output copies, Lut::runtime, which are no step)
 // next to the measured steps.
 std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::string>& names, const Executor& ex,
-                                   const std::vector<double>& step_ms) {
+                                   const std::vector<double>& step_ms, const Lut* rechecked) {
   const Lut& lut = ev.lut();
   const Problem& p = ev.problem();
   std::vector<int> a = lut_indices(lut, names);
@@ -100,6 +105,7 @@ std::vector<ReplayLayer> breakdown(const Evaluator& ev, const std::vector<std::s
     rows[i].name = lut.layers[i].name;
     rows[i].impl = names[i];
     rows[i].lut_ms = lut.layers[i].impls[a[i]].latency_ms.cost_ms();
+    if (rechecked) rows[i].recheck_ms = rechecked->layers[i].impls[a[i]].latency_ms.cost_ms();
   }
   for (int t = 1; t < p.n; ++t) rows[t].lut_conversion_ms = conversion_in_ms(p, a.data(), t, a[t]);
   for (size_t s = 0; s < ex.steps().size(); ++s) {
@@ -133,6 +139,28 @@ Status predict_at_speed(const Evaluator& ev, const std::vector<std::string>& nam
   return Status::ok();
 }
 
+// The recheck's share before each block: slice `block` of the deployment's implementations
+// timed again into `now` (the blocks spread it over the replay, as bench spreads it over rounds).
+BlockHook recheck_hook(const Evaluator& ev, const ProfileOptions& base, Lut* now, int* timed) {
+  return [&ev, &base, now, timed](int block, int blocks, const Executor& stepped) {
+    const auto slice = slice_of(layer_impls_of(stepped), block, blocks);
+    *timed += int(slice.size());
+    if (slice.empty()) return Status::ok();
+    return remeasure_impls(ev.network(), *ev.options().registry, recheck_options(base, *now), slice, now);
+  };
+}
+
+Status predict_rechecked(const Lut& now, const std::vector<std::string>& names, ReplayResult* r) {
+  Problem p;
+  LW_RETURN_IF_ERROR(compile_problem(now, &p));
+  r->predicted_rechecked_ms = predict_latency_ms(p, lut_indices(now, names));
+  const double predicted = r->end_to_end.predicted_ms, measured = r->end_to_end.latency.median;
+  if (predicted > 0) r->drift_pct = 100 * (r->predicted_rechecked_ms - predicted) / predicted;
+  if (r->predicted_rechecked_ms > 0)
+    r->gap_rechecked_pct = 100 * (measured - r->predicted_rechecked_ms) / r->predicted_rechecked_ms;
+  return Status::ok();
+}
+
 // Where the cores sat during the replay against the profile, and whether that matters (a
 // step on 2 or more threads).
 void record_core_link(const Lut& lut, const std::vector<std::string>& names, const SpeedSamples& speed,
@@ -157,13 +185,16 @@ Status run_replay(Evaluator& ev, const std::string& label, const std::vector<std
   LW_RETURN_IF_ERROR(ev.measure(label, names, &r.end_to_end, &once));
   std::unique_ptr<Executor> ex;
   SpeedSamples speed;
-  LW_RETURN_IF_ERROR(timed_runs(ev, names, o, &ex, &r, &speed));
+  Lut now = o.recheck ? ev.lut() : Lut{};
+  const BlockHook hook = o.recheck ? recheck_hook(ev, *o.recheck, &now, &r.rechecked_impls) : BlockHook{};
+  LW_RETURN_IF_ERROR(timed_runs(ev, names, o, hook, &ex, &r, &speed));
   const Measurement& m = r.end_to_end;
   r.gap_pct = m.predicted_ms > 0 ? 100 * (m.latency.median - m.predicted_ms) / m.predicted_ms : 0;
   LW_RETURN_IF_ERROR(predict_at_speed(ev, names, speed, &r));
   record_core_link(ev.lut(), names, speed, &r);
   for (double s : r.step_ms) r.steps_sum_ms += s;
-  r.layers = breakdown(ev, names, *ex, r.step_ms);
+  if (o.recheck) LW_RETURN_IF_ERROR(predict_rechecked(now, names, &r));
+  r.layers = breakdown(ev, names, *ex, r.step_ms, o.recheck ? &now : nullptr);
   r.steps = ex->steps();
   double load[1] = {-1};
   if (getloadavg(load, 1) == 1) r.load_average = load[0];
@@ -190,6 +221,12 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
     for (size_t k = 0; k < r.speed_ratio.size(); ++k) ratio["t" + std::to_string(k + 1)] = r.speed_ratio[k];
     j["speed_now_vs_profile"] = ratio;
   }
+  if (r.predicted_rechecked_ms > 0) {
+    j["latency_ms"]["predicted_rechecked"] = r.predicted_rechecked_ms;
+    j["latency_ms"]["drift_pct"] = r.drift_pct;
+    j["latency_ms"]["gap_rechecked_pct"] = r.gap_rechecked_pct;
+    j["latency_ms"]["rechecked_implementations"] = r.rechecked_impls;
+  }
   if (r.core_link_ns > 0)
     j["core_link_ns"] = {{"replay", r.core_link_ns}, {"profile", r.core_link_profile_ns},
                          {"moved_blocks", r.core_link_moved_blocks}, {"two_threads", r.two_threads}};
@@ -202,10 +239,12 @@ std::string replay_json(const std::string& model, const ReplayResult& r) {
   if (m.accuracy.metric == "fidelity") j["accuracy"]["sqnr_db"] = m.accuracy.sqnr_db;
   j["precision"] = {{"int8_layers", m.int8_layers}, {"bf16_layers", m.bf16_layers}, {"f32_layers", m.f32_layers}};
   json layers = json::array();
-  for (const ReplayLayer& l : r.layers)
+  for (const ReplayLayer& l : r.layers) {
     layers.push_back({{"layer", l.name}, {"impl", l.impl}, {"lut_ms", l.lut_ms}, {"measured_ms", l.measured_ms},
                       {"lut_conversion_ms", l.lut_conversion_ms}, {"measured_conversion_ms", l.measured_conversion_ms},
                       {"conversions", l.conversions}});
+    if (r.predicted_rechecked_ms > 0) layers.back()["recheck_ms"] = l.recheck_ms;
+  }
   j["layers"] = layers;
   json steps = json::array();
   for (size_t i = 0; i < r.steps.size() && i < r.step_ms.size(); ++i)

@@ -13,6 +13,8 @@
 
 namespace lw {
 
+struct ProfileOptions;
+
 constexpr int kDefaultReplayWarmup = 3;  // discarded runs at the start of every block
 constexpr int kReplayBlocks = 5;         // end-to-end and per-step runs alternate in blocks
 
@@ -24,6 +26,11 @@ struct ReplayOptions {
   /// More runs until the end-to-end ones took at least half of this, the per-step ones the
   /// other half (spread over the blocks; at most kReplayMaxRuns each).
   double min_seconds = kDefaultReplayMinSeconds;
+  /// Also time the deployment's implementations again, alone, a share before each block, with
+  /// these options' protocol (explorer/measure/recheck.h), and predict it from those figures:
+  /// the gap to the LUT's prediction is the device's drift since profiling, the gap to the
+  /// measurement what the cost model misses. nullptr: no recheck.
+  const ProfileOptions* recheck = nullptr;
 };
 
 /// One layer of the breakdown: the LUT's median vs the median of its step in the replay;
@@ -34,6 +41,7 @@ struct ReplayLayer {
   double lut_ms = 0, measured_ms = 0;
   double lut_conversion_ms = 0, measured_conversion_ms = 0;  // LUT: with the thread-pool hand-off into the layer
   int conversions = 0;  // conversion steps the executor inserted for this layer
+  double recheck_ms = 0;  // the implementation timed again during the replay (ReplayOptions::recheck), else 0
 };
 
 struct ReplayResult {
@@ -45,6 +53,11 @@ struct ReplayResult {
   /// it was profiled).
   double predicted_at_speed_ms = 0, gap_at_speed_pct = 0;
   std::vector<double> speed_ratio;
+  /// With ReplayOptions::recheck: the prediction from the implementations timed again during
+  /// the replay, (rechecked - predicted) / predicted (the drift since profiling) and
+  /// (measured - rechecked) / rechecked (the cost model's own miss), in %; how many were timed.
+  double predicted_rechecked_ms = 0, drift_pct = 0, gap_rechecked_pct = 0;
+  int rechecked_impls = 0;
   /// Cores 0 and 1, a cache line's round trip (env/speed_probe.h): the median of the probes
   /// before the blocks, the profile's, and the blocks probed more than kCoreLinkFar times
   /// farther or nearer than the profile (0 when either was not probed). A host that moves the

@@ -1,0 +1,30 @@
+#include "explorer/measure/recheck.h"
+
+#include <algorithm>
+
+namespace lw {
+
+ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut) {
+  ProfileOptions o = base;
+  o.protocol.age_streamed_weights &= lut.protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
+  o.protocol.inputs_from_writers &= lut.protocol_json.find("\"inputs_start_in\"") != std::string::npos;
+  return o;
+}
+
+std::vector<std::pair<int, std::string>> layer_impls_of(const Executor& ex) {
+  std::vector<std::pair<int, std::string>> which;
+  for (const ExecStep& s : ex.steps())
+    if (!s.conversion && s.layer > 0) which.emplace_back(s.layer, s.name);
+  std::sort(which.begin(), which.end());
+  which.erase(std::unique(which.begin(), which.end()), which.end());
+  return which;
+}
+
+std::vector<std::pair<int, std::string>> slice_of(const std::vector<std::pair<int, std::string>>& which, int part,
+                                                  int parts) {
+  if (parts < 1 || part < 0 || part >= parts) return {};
+  const size_t from = which.size() * size_t(part) / size_t(parts), to = which.size() * size_t(part + 1) / size_t(parts);
+  return {which.begin() + long(from), which.begin() + long(to)};
+}
+
+}  // namespace lw
