@@ -141,6 +141,10 @@ TEST_CASE("run: the whole pipeline on a tiny model, then again reusing the LUT w
                         "search/greedy__s3/solutions.csv", "search/qlearning__s3/learning_curve.csv"})
     CHECK(fs::exists(dir_a + "/" + f));
   CHECK(a.out.find("ref-fp32") != std::string::npos);
+  // replay.recheck is on by default: the chosen deployment's implementations timed again.
+  CHECK(slurp(dir_a + "/summary.md").find("Its implementations timed again, alone, during the replay predict") !=
+        std::string::npos);
+  CHECK(slurp(dir_a + "/replay.json").find("\"predicted_rechecked\"") != std::string::npos);
   Result b = run("run " + exp + " --fresh");
   REQUIRE(b.code == 0);
   std::string dir_b = run_dir_of(b);

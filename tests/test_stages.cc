@@ -299,6 +299,23 @@ TEST_CASE("summary.md says when the replay's cores sat otherwise than the profil
   CHECK(summary_markdown(s).find("Cores 0 and 1 sat") == std::string::npos);
 }
 
+TEST_CASE("summary.md tells the replay's drift since profiling from the cost model's miss when rechecked") {
+  RunSummary s;
+  s.chosen = {"in", "x"};
+  s.chosen_why = "fastest measured";
+  s.replay_ms = 3.3;
+  CHECK(summary_markdown(s).find("timed again") == std::string::npos);  // not rechecked
+  s.replay_rechecked_ms = 3.0, s.replay_drift_pct = 20.0, s.replay_gap_rechecked_pct = 10.0;
+  const std::string stale = summary_markdown(s);
+  CHECK(stale.find("predict 3.000 ms: the device drifted +20.0 % since profiling") != std::string::npos);
+  CHECK(stale.find("+10.0 % off that") != std::string::npos);
+  CHECK(stale.find("profile again") != std::string::npos);
+  s.replay_drift_pct = -4.0;
+  const std::string fresh = summary_markdown(s);
+  CHECK(fresh.find("drifted -4.0 %") != std::string::npos);
+  CHECK(fresh.find("profile again") == std::string::npos);
+}
+
 TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is one line naming the file") {
   const Lut& lut = fixture().lut;
   std::string names;

@@ -148,6 +148,7 @@ void read_config(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig*
   r.object("replay", [&](JsonReader& p) {
     p.integer("runs", &c->replay_runs, 1, 100000);
     p.number("min_seconds", &c->replay_min_seconds, 0, 3600);
+    p.boolean("recheck", &c->replay_recheck);
   });
   r.object("export", [&](JsonReader& e) { e.boolean("bundle", &c->export_bundle); });
   r.text("output_dir", &c->output_dir);

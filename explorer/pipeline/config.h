@@ -62,6 +62,9 @@ struct ExperimentConfig {
   // replay
   int replay_runs = kDefaultReplayRuns;
   double replay_min_seconds = kDefaultReplayMinSeconds;
+  /// Time the chosen deployment's implementations again during the replay (replay --recheck):
+  /// summary.md then tells the device's drift since profiling from the cost model's own miss.
+  bool replay_recheck = true;
   // export: the chosen deployment as <run>/deployment.lwb for the runtime API (on by default:
   // the point of a run is a deployment that leaves the explorer)
   bool export_bundle = true;

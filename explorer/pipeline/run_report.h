@@ -51,6 +51,9 @@ struct RunSummary {
   /// and whether the deployment has a step on 2 or more threads (explorer/pipeline/replay.h)
   double replay_core_link_ns = 0, replay_core_link_profile_ns = 0;
   bool replay_two_threads = false;
+  /// chosen, with replay.recheck: the prediction from its implementations timed again during
+  /// the replay (0: not rechecked), its drift from the LUT's and the replay's gap to it, in %
+  double replay_rechecked_ms = 0, replay_drift_pct = 0, replay_gap_rechecked_pct = 0;
   const Lut* lut = nullptr;
 };
 

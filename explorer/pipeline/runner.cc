@@ -301,8 +301,15 @@ Status stage_replay(Run& r, Evaluator& ev, const FilterResult& fr, RunSummary& s
   ReplayOptions ro;
   ro.runs = r.cfg.replay_runs;
   ro.min_seconds = r.cfg.replay_min_seconds;
+  ProfileOptions recheck = profile_options(r.cfg);  // the protocol the run profiles with
+  cli::ProgressLine line(r.opt.quiet);
+  recheck.progress = [&](const ProfileProgress& p) {
+    line.update("replay recheck " + p.current, p.total ? double(p.done) / p.total : 0, -1);
+  };
+  if (r.cfg.replay_recheck) ro.recheck = &recheck;
   ReplayResult rr;
   LW_RETURN_IF_ERROR(run_replay(ev, "chosen", chosen->names, ro, r.dir.path(), &rr));
+  line.finish();
   LW_RETURN_IF_ERROR(r.dir.finish("replay"));
   if (r.cfg.export_bundle) {  // with the replay's accuracy and latency, for the application to match
     LW_RETURN_IF_ERROR(export_bundle(ev, "chosen " + fr.chosen, chosen->names, &rr.end_to_end,
@@ -319,6 +326,9 @@ Status stage_replay(Run& r, Evaluator& ev, const FilterResult& fr, RunSummary& s
   sum.replay_core_link_ns = rr.core_link_ns;
   sum.replay_core_link_profile_ns = rr.core_link_profile_ns;
   sum.replay_two_threads = rr.two_threads;
+  sum.replay_rechecked_ms = rr.predicted_rechecked_ms;
+  sum.replay_drift_pct = rr.drift_pct;
+  sum.replay_gap_rechecked_pct = rr.gap_rechecked_pct;
   if (rr.predicted_at_speed_ms > 0) {
     sum.replay_gap_at_speed_pct = rr.gap_at_speed_pct;
     sum.replay_speed_t1 = rr.speed_ratio.size() > 0 ? rr.speed_ratio[0] : 0;
