@@ -51,6 +51,21 @@ std::string temp_dir(const std::string& name) {
   return p.string();
 }
 
+// The replay cases' start: an evaluator on the fixture, one baseline deployment of it and a
+// fresh output folder.
+struct ReplayCase {
+  std::unique_ptr<Evaluator> ev;
+  NamedDeployment d;
+  std::string dir;
+};
+ReplayCase replay_case(const std::string& label, int threads, const std::string& dir) {
+  ReplayCase c;
+  REQUIRE(Evaluator::create(fixture().net, fixture().lut, eval_options(), &c.ev).is_ok());
+  REQUIRE(baseline_deployment(fixture().lut, label, threads, &c.d).is_ok());
+  c.dir = temp_dir(dir);
+  return c;
+}
+
 FilterCandidate candidate(const Lut& lut, const std::string& label, const std::string& id) {
   NamedDeployment d;
   REQUIRE(baseline_deployment(lut, label, 2, &d).is_ok());
@@ -135,12 +150,7 @@ TEST_CASE("filter measures candidates and references interleaved, keeps by const
 }
 
 TEST_CASE("replay: a small network runs until min_seconds have passed, not just `runs` times") {
-  Fixture& f = fixture();
-  std::unique_ptr<Evaluator> ev;
-  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
-  NamedDeployment d;
-  REQUIRE(baseline_deployment(f.lut, "opt-fp32", 1, &d).is_ok());
-  const std::string dir = temp_dir("replay-min-seconds");
+  auto [ev, d, dir] = replay_case("opt-fp32", 1, "replay-min-seconds");
   ReplayOptions o;
   o.runs = 3;
   o.warmup = 0;
@@ -164,11 +174,7 @@ TEST_CASE("replay: a small network runs until min_seconds have passed, not just 
 
 TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accuracy reported") {
   Fixture& f = fixture();
-  std::unique_ptr<Evaluator> ev;
-  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
-  NamedDeployment d;
-  REQUIRE(baseline_deployment(f.lut, "opt-int8", 2, &d).is_ok());
-  const std::string dir = temp_dir("replay");
+  auto [ev, d, dir] = replay_case("opt-int8", 2, "replay");
   ReplayOptions o;
   o.runs = 3;
   o.warmup = 1;
@@ -222,12 +228,7 @@ TEST_CASE("replay: per-layer LUT terms add up to the prediction; memory and accu
 }
 
 TEST_CASE("replay --recheck: the deployment's implementations timed again; the same cost model on them") {
-  Fixture& f = fixture();
-  std::unique_ptr<Evaluator> ev;
-  REQUIRE(Evaluator::create(f.net, f.lut, eval_options(), &ev).is_ok());
-  NamedDeployment d;
-  REQUIRE(baseline_deployment(f.lut, "opt-fp32", 2, &d).is_ok());
-  const std::string dir = temp_dir("replay-recheck");
+  auto [ev, d, dir] = replay_case("opt-fp32", 2, "replay-recheck");
   ProfileOptions recheck;
   recheck.protocol = Protocol{0, 3, 0.0, 3, 1.0};
   ReplayOptions o;
