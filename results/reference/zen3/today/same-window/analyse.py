@@ -6,7 +6,7 @@ import csv, sys, collections
 rows = list(csv.DictReader(open(sys.argv[1] if len(sys.argv) > 1 else 'steps.csv')))
 tot = collections.defaultdict(collections.Counter)
 for r in rows:
-    lib = r['name'].split('_')[3]
+    lib = r['name'].split('_')[3] + ('-int8' if '_int8_' in r['name'] else '')
     for key in ((r['window'], r['model'], r['threads'], r['deployment'], 'all'),
                 (r['window'], r['model'], r['threads'], r['deployment'], lib)):
         t = tot[key]
@@ -19,6 +19,10 @@ for r in rows:
             t['cyc_net'] += net
             t['cold'] += float(r['cold30_ms'])
             t['warm'] += float(r['warm30_ms'])
+        if r.get('no_flush30_ms'):
+            t['part_net'] += net
+            for col in ('no_flush30_ms', 'no_out_read30_ms', 'no_evict30_ms', 'clean_evict30_ms'):
+                t[col] += float(r[col])
 
 
 def ratio(a, b):
@@ -27,10 +31,24 @@ def ratio(a, b):
 
 print('| window | model | threads | deployment | library | steps | net ms | net / old LUT | net / fresh LUT | net / cold (30 interleaved) | net / warm (30 interleaved) |')
 print('|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|')
+libs = ('all', 'onednn', 'onednn-int8')
 for key in sorted(tot):
-    if key[4] not in ('all', 'onednn'):
+    if key[4] not in libs:
         continue
     t = tot[key]
     print('| ' + ' | '.join(key) + ' | %d | %.3f | %s | %s | %s | %s |' % (
         t['n'], t['net'], ratio(t['net'], t['old']), ratio(t['net'], t['fresh']),
         ratio(t['cyc_net'], t['cold']), ratio(t['cyc_net'], t['warm'])))
+
+print()
+print('w6 (1 thread), the cycle with one part of the cold preparation left out:')
+print()
+print('| deployment | library | steps | net / cold | net / no read of other data | net / no output read | net / no eviction | net / clean eviction | net / warm |')
+print('|---|---|---:|---:|---:|---:|---:|---:|---:|')
+for key in sorted(tot):
+    t = tot[key]
+    if key[0] != 'w6' or key[4] not in libs or not t['part_net']:
+        continue
+    print('| %s | %s | %d | %s | %s | %s | %s | %s | %s |' % (key[3], key[4], t['n'], ratio(t['cyc_net'], t['cold']),
+          ratio(t['part_net'], t['no_flush30_ms']), ratio(t['part_net'], t['no_out_read30_ms']),
+          ratio(t['part_net'], t['no_evict30_ms']), ratio(t['part_net'], t['clean_evict30_ms']), ratio(t['cyc_net'], t['warm'])))

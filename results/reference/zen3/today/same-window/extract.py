@@ -1,9 +1,11 @@
 """Builds steps.csv from the raw files of the same-window trial (/tmp/q/s1, 2026-11-29):
-per 2-thread (and, for mobilenetv2 w3, 1-thread) step of the found deployments in each bench
+per 2-thread (and, for mobilenetv2 w5 and w6, 1-thread) step of the found deployments in each bench
 run, the network's time (bench --steps: median over 15 interleaved rounds), the 3-hour-old LUT's
 figure (what bench planned with), the figure of a LUT profiled minutes before in the same window
 (its own means) and, where the cycle build ran, the medians of 30 interleaved runs with the
-profile's cold preparation ("cold") and with none, back to back ("warm").
+profile's cold preparation ("cold") and with none, back to back ("warm"); in w6 also with one
+part of it left out (no read of the other layers' data, no read of the output, no eviction, a
+clean eviction).
 usage (in /tmp/q/s1): python3 extract.py > steps.csv"""
 import csv, json, re, sys
 
@@ -17,6 +19,9 @@ WINDOWS = [
     ('w4', 'squeezenet1_1', 'squeezenet1_1.cyc.lut.json', 'squeezenet1_1.cyc.err',
      ['squeezenet1_1.b1.steps.csv', 'squeezenet1_1.b2.steps.csv']),
     ('w5', 'mobilenetv2', 'mobilenetv2.t12.lut.json', None, ['mobilenetv2.b3.steps.csv']),
+    # 1 thread, the cycle with each part of the preparation left out in turn (f, o, e; d: evicted clean)
+    ('w6', 'mobilenetv2', 'mobilenetv2.cyc1.lut.json', 'mobilenetv2.cyc1.err',
+     ['mobilenetv2.t1b1.steps.csv', 'mobilenetv2.t1b2.steps.csv']),
 ]
 
 
@@ -42,7 +47,8 @@ def cycle(path):
 
 w = csv.writer(sys.stdout)
 w.writerow(['window', 'model', 'bench_file', 'deployment', 'threads', 'step', 'layer', 'name',
-            'net_ms', 'old_lut_ms', 'fresh_lut_ms', 'cold30_ms', 'warm30_ms'])
+            'net_ms', 'old_lut_ms', 'fresh_lut_ms', 'cold30_ms', 'warm30_ms', 'no_flush30_ms', 'no_out_read30_ms',
+            'no_evict30_ms', 'clean_evict30_ms'])
 for win, model, fresh, cyc, benches in WINDOWS:
     fr, names = figures(fresh)
     ex = cycle(cyc)
@@ -57,4 +63,5 @@ for win, model, fresh, cyc, benches in WINDOWS:
             e = ex.get((names[i], x['name']), {})
             w.writerow([win, model, b, x['deployment'], x['threads'], x['step'], names[i], x['name'],
                         x['measured_ms'], x['lut_ms'], '%.5f' % f,
-                        e.get('', ''), e.get('W', '')])
+                        e.get('', ''), e.get('W', ''), e.get('f', ''), e.get('o', ''), e.get('e', ''),
+                        e.get('d', '')])

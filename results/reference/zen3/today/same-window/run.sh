@@ -26,3 +26,7 @@ done
 # w5: a plain profile (1 + 2 threads, this commit's binary), then one bench at both thread counts
 $L profile --model mobilenetv2 --libs native,onednn,xnnpack --threads 1,2 --out mobilenetv2.t12.lut.json --quiet > /dev/null 2>&1
 bench mobilenetv2 b3 1,2
+# w6: 1 thread, each part of the preparation left out in turn
+bench mobilenetv2 t1b1 1; LW_CYCLE=",f,o,e,d,W" LW_EXP_FILTER=_t1 ./lw-cyc profile --model mobilenetv2 \
+  --libs native,onednn,xnnpack --threads 1 --no-weight-age --out mobilenetv2.cyc1.lut.json --quiet > /dev/null 2> mobilenetv2.cyc1.err
+bench mobilenetv2 t1b2 1
