@@ -52,3 +52,22 @@ for key in sorted(tot):
     print('| %s | %s | %d | %s | %s | %s | %s | %s | %s |' % (key[3], key[4], t['n'], ratio(t['cyc_net'], t['cold']),
           ratio(t['part_net'], t['no_flush30_ms']), ratio(t['part_net'], t['no_out_read30_ms']),
           ratio(t['part_net'], t['no_evict30_ms']), ratio(t['part_net'], t['clean_evict30_ms']), ratio(t['cyc_net'], t['warm'])))
+
+print()
+print('w7 (1 thread), oneDNN: the cold preparation with 96 MiB more of other data read before each run:')
+print()
+print('| deployment | library | steps | net / cold | net / cold + 96 MiB | net / warm |')
+print('|---|---|---:|---:|---:|---:|')
+big = collections.defaultdict(collections.Counter)
+for r in rows:
+    if r['window'] == 'w7' and r.get('big_flush30_ms'):
+        lib = 'onednn-int8' if '_int8_' in r['name'] else 'onednn'
+        b = big[(r['deployment'], lib)]
+        b['n'] += 1
+        b['net'] += float(r['net_ms'])
+        b['cold'] += float(r['cold30_ms'])
+        b['big'] += float(r['big_flush30_ms'])
+        b['warm'] += float(r['warm30_ms'])
+for (dep, lib), b in sorted(big.items()):
+    print('| %s | %s | %d | %s | %s | %s |' % (dep, lib, b['n'], ratio(b['net'], b['cold']), ratio(b['net'], b['big']),
+                                              ratio(b['net'], b['warm'])))

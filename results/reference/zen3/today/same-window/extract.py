@@ -5,7 +5,7 @@ figure (what bench planned with), the figure of a LUT profiled minutes before in
 (its own means) and, where the cycle build ran, the medians of 30 interleaved runs with the
 profile's cold preparation ("cold") and with none, back to back ("warm"); in w6 also with one
 part of it left out (no read of the other layers' data, no read of the output, no eviction, a
-clean eviction).
+clean eviction); in w7 with 96 MiB more read before each run (cycle-bigflush.patch).
 usage (in /tmp/q/s1): python3 extract.py > steps.csv"""
 import csv, json, re, sys
 
@@ -22,6 +22,9 @@ WINDOWS = [
     # 1 thread, the cycle with each part of the preparation left out in turn (f, o, e; d: evicted clean)
     ('w6', 'mobilenetv2', 'mobilenetv2.cyc1.lut.json', 'mobilenetv2.cyc1.err',
      ['mobilenetv2.t1b1.steps.csv', 'mobilenetv2.t1b2.steps.csv']),
+    # 1 thread, oneDNN only: the cold preparation with 96 MiB more read before each run (F)
+    ('w7', 'mobilenetv2', 'mobilenetv2.cyc3.lut.json', 'mobilenetv2.cyc3.err',
+     ['mobilenetv2.t1c1.steps.csv', 'mobilenetv2.t1c2.steps.csv']),
 ]
 
 
@@ -48,7 +51,7 @@ def cycle(path):
 w = csv.writer(sys.stdout)
 w.writerow(['window', 'model', 'bench_file', 'deployment', 'threads', 'step', 'layer', 'name',
             'net_ms', 'old_lut_ms', 'fresh_lut_ms', 'cold30_ms', 'warm30_ms', 'no_flush30_ms', 'no_out_read30_ms',
-            'no_evict30_ms', 'clean_evict30_ms'])
+            'no_evict30_ms', 'clean_evict30_ms', 'big_flush30_ms'])
 for win, model, fresh, cyc, benches in WINDOWS:
     fr, names = figures(fresh)
     ex = cycle(cyc)
@@ -64,4 +67,4 @@ for win, model, fresh, cyc, benches in WINDOWS:
             w.writerow([win, model, b, x['deployment'], x['threads'], x['step'], names[i], x['name'],
                         x['measured_ms'], x['lut_ms'], '%.5f' % f,
                         e.get('', ''), e.get('W', ''), e.get('f', ''), e.get('o', ''), e.get('e', ''),
-                        e.get('d', '')])
+                        e.get('d', ''), e.get('F', '')])

@@ -30,3 +30,7 @@ bench mobilenetv2 b3 1,2
 bench mobilenetv2 t1b1 1; LW_CYCLE=",f,o,e,d,W" LW_EXP_FILTER=_t1 ./lw-cyc profile --model mobilenetv2 \
   --libs native,onednn,xnnpack --threads 1 --no-weight-age --out mobilenetv2.cyc1.lut.json --quiet > /dev/null 2> mobilenetv2.cyc1.err
 bench mobilenetv2 t1b2 1
+# w7: 1 thread, oneDNN, the cold preparation with 96 MiB more read (cycle-bigflush.patch build as lw-cyc3)
+bench mobilenetv2 t1c1 1; LW_CYCLE=",F,W" LW_EXP_FILTER=onednn ./lw-cyc3 profile --model mobilenetv2 \
+  --libs native,onednn,xnnpack --threads 1 --no-weight-age --out mobilenetv2.cyc3.lut.json --quiet > /dev/null 2> mobilenetv2.cyc3.err
+bench mobilenetv2 t1c2 1
