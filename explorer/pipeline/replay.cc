@@ -142,11 +142,14 @@ Status predict_at_speed(const Evaluator& ev, const std::vector<std::string>& nam
 // The recheck's share before each block: slice `block` of the deployment's implementations
 // timed again into `now` (the blocks spread it over the replay, as bench spreads it over rounds).
 BlockHook recheck_hook(const Evaluator& ev, const ProfileOptions& base, Lut* now, int* timed) {
-  return [&ev, &base, now, timed](int block, int blocks, const Executor& stepped) {
-    const auto slice = slice_of(layer_impls_of(stepped), block, blocks);
+  std::vector<std::pair<int, std::string>> which;  // the stepped plan's implementations, listed at block 0
+  return [&ev, options = recheck_options(base, *now), now, timed, which](int block, int blocks,
+                                                                         const Executor& stepped) mutable {
+    if (block == 0) which = layer_impls_of(stepped);
+    const auto slice = slice_of(which, block, blocks);
     *timed += int(slice.size());
     if (slice.empty()) return Status::ok();
-    return remeasure_impls(ev.network(), *ev.options().registry, recheck_options(base, *now), slice, now);
+    return remeasure_impls(ev.network(), *ev.options().registry, options, slice, now);
   };
 }
 

@@ -3,7 +3,6 @@
 #include "env/speed_probe.h"
 #include "explorer/measure/baselines.h"
 
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -85,7 +84,8 @@ std::string summary_markdown(const RunSummary& s) {
       o << "Its implementations timed again, alone, during the replay predict " << fmt("%.3f ms", s.replay_rechecked_ms)
         << ": the device drifted " << fmt("%+.1f %%", s.replay_drift_pct) << " since profiling, and the replay is "
         << fmt("%+.1f %%", s.replay_gap_rechecked_pct) << " off that (what the cost model misses)."
-        << (std::fabs(s.replay_drift_pct) > 10 ? " The LUT has gone stale on this device: profile again." : "") << "\n";
+        << (speed_drifted(1 + s.replay_drift_pct / 100) ? " The LUT has gone stale on this device: profile again." : "")
+        << "\n";
     if (two_thread_steps_moved(s.replay_two_threads, s.replay_core_link_ns, s.replay_core_link_profile_ns))
       o << "Cores 0 and 1 sat " << fmt("%.0f ns", s.replay_core_link_ns) << " apart (a cache line's round trip) during the replay, "
         << fmt("%.0f ns", s.replay_core_link_profile_ns)
