@@ -47,6 +47,9 @@ nlohmann::json Protocol::to_json() const {
   if (cold_cache && inputs_from_writers) j["inputs_start_in"] = "their-writers";
   // Layers timed with the cores far apart, timed again near (not so before 2026-11-26 noon).
   if (far_cores_wait_s > 0) j["far_cores"] = "timed-again-near";
+  // ... and so are layers timed with the two vCPUs computing as one core (speed_probe.h
+  // probe_core_pair_ratio; not so before 2026-11-29 noon, and without this key).
+  if (far_cores_wait_s > 0) j["shared_core"] = "timed-again-apart";
   if (int8_zero_point != 0) j["int8_zero_point"] = int8_zero_point;
   if (!omp_spincount.empty()) j["omp_spincount"] = omp_spincount;
   // Native kernels on libgomp's team (libs/ops/thread_pool.h; on our own worker before

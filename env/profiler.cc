@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "env/conversion_costs.h"
@@ -148,14 +149,18 @@ class Profiler {
   using Stage = std::function<Status(const std::function<void()>& probe_between)>;
   Status near_throughout(const char* what, const Stage& stage);
   double probe_link() const;
+  double probe_pair() const;
   double nearest_link() const;
+  bool apart_now(double nearest) const;
   bool wait_for_near_cores(double nearest);
   // An implementation timed again with the cores near, and how far they were the first time.
   struct NearTiming {
     Impl impl;
-    double far_link_ns = 0;
+    double far_link_ns = 0, pair_ratio = 0;
   };
   double far_link_at(size_t i) const;
+  double pair_ratio_at(size_t i) const;
+  std::string timed_apart_why(size_t i, double nearest) const;
   bool timed_far(size_t i, double nearest) const;
   size_t figure_of(size_t i, const std::string& key) const;
   Status retime_far_layers(Lut& lut);
@@ -188,6 +193,9 @@ class Profiler {
   // The core link probed before layer i was timed (index i; 0: not probed, a resumed
   // profile's layers) and after the last one (index layers): Protocol::far_cores_wait_s.
   std::vector<double> link_at_;
+  // The cores' pair ratio probed at the same places (speed_probe.h probe_core_pair_ratio; 0:
+  // not probed): a layer timed with both vCPUs on one core is timed again like a far one.
+  std::vector<double> pair_at_;
   double waited_s_ = 0;  // spent waiting for the cores to be near again
   const int64_t net_weights_ = network_weight_floats(net_);
   const int64_t net_arena_ = network_arena_floats(net_);
@@ -507,10 +515,12 @@ Status Profiler::run(Lut* out) {
   for (size_t t = 0; t < lut.runtime.speed_ms.size(); ++t) speed_.add(int(t + 1), lut.runtime.speed_ms[t]);
   speed_.add_link(lut.runtime.core_link_ns);
   link_at_.assign(net_.layers.size() + 1, 0.0);
+  pair_at_.assign(net_.layers.size() + 1, 0.0);
   for (int i = next; i < int(net_.layers.size()); ++i) {
     // Probed between layers, so that the LUT's speed is the one its layers met (a profile
     // lasts minutes, through which a shared host's speed moves).
     link_at_[size_t(i)] = speed_.sample(o_.threads, o_.core_link_probe);
+    if (far_aware()) pair_at_[size_t(i)] = probe_pair();
     lut.runtime.speed_ms = speed_.medians();
     lut.runtime.core_link_ns = speed_.link_median();
     LW_RETURN_IF_ERROR(measure_layer(i, lut));
@@ -524,6 +534,7 @@ Status Profiler::run(Lut* out) {
                     (o_.out_path.empty() ? "" : "; run the same command again to resume from " + o_.out_path + ".partial"));
   }
   if (two_thread_set()) link_at_.back() = probe_link();
+  if (far_aware()) pair_at_.back() = probe_pair();
   LW_RETURN_IF_ERROR(retime_far_layers(lut));
   // The 2-thread figures are near ones now, and so is the link the LUT keeps: over all
   // probes, a profile spent mostly in a far spell read far (SqueezeNet's 339 ns), and bench
@@ -630,16 +641,21 @@ Status Profiler::near_throughout(const char* what, const Stage& stage) {
     if (far_aware()) wait_for_near_cores(nearest_link());
     bool far_inside = false;
     const std::function<void()> probe_between = [&] {
-      if (far_aware() && !far_inside) far_inside = core_link_far(probe_link(), nearest_link());
+      if (far_aware() && !far_inside) far_inside = apart_now(nearest_link());
     };
     LW_RETURN_IF_ERROR(stage(probe_between));
     const bool may_wait = far_aware() && waited_s_ < o_.protocol.far_cores_wait_s;  // (else it would run far again)
-    if (!may_wait || attempt == 2 || (!far_inside && !core_link_far(probe_link(), nearest_link()))) return Status::ok();
+    if (!may_wait || attempt == 2 || (!far_inside && !apart_now(nearest_link()))) return Status::ok();
     if (o_.spent) o_.spent->far_stages_again.push_back(what);
   }
 }
 
 double Profiler::probe_link() const { return probe_core_link_ns(o_.core_link_probe); }
+
+double Profiler::probe_pair() const { return probe_core_pair_ratio(o_.core_pair_probe); }
+
+// The cores are placed otherwise than for the profile's near timings: far apart, or on one core.
+bool Profiler::apart_now(double nearest) const { return core_link_far(probe_link(), nearest) || cores_shared(probe_pair()); }
 
 // What "far" is measured from: the nearest the cores were at any probe of this profile. A
 // profile spent far throughout flags nothing, and its LUT describes the cores far apart.
@@ -650,8 +666,8 @@ double Profiler::nearest_link() const {
   return nearest;
 }
 
-// Whether the cores are near now, waiting for that within what is left of
-// Protocol::far_cores_wait_s.
+// Whether the cores are near now, and on two cores of their own, waiting for that within
+// what is left of Protocol::far_cores_wait_s.
 bool Profiler::wait_for_near_cores(double nearest) {
   auto waiting = [&](double ns) {
     char what[160];
@@ -659,14 +675,27 @@ bool Profiler::wait_for_near_cores(double nearest) {
                   ns, nearest, waited_s_, o_.protocol.far_cores_wait_s);
     report(int(net_.layers.size()) - 1, what);
   };
-  const bool near =
-      lw::wait_for_near_cores(nearest, o_.protocol.far_cores_wait_s, &waited_s_, o_.core_link_probe, waiting);
-  if (o_.spent) o_.spent->far_wait_s = waited_s_;
-  return near;
+  for (;;) {
+    const bool near =
+        lw::wait_for_near_cores(nearest, o_.protocol.far_cores_wait_s, &waited_s_, o_.core_link_probe, waiting);
+    if (o_.spent) o_.spent->far_wait_s = waited_s_;
+    if (!near) return false;
+    const double pair = probe_pair();
+    if (!cores_shared(pair)) return true;
+    if (waited_s_ >= o_.protocol.far_cores_wait_s) return false;
+    char what[160];
+    std::snprintf(what, sizeof what, "waiting for the cores to compute apart again (pair ratio %.2f; %.0f s of %.0f)",
+                  pair, waited_s_, o_.protocol.far_cores_wait_s);
+    report(int(net_.layers.size()) - 1, what);
+    const auto t = clock_type::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    waited_s_ += std::chrono::duration<double>(clock_type::now() - t).count();
+  }
 }
 
 // The layers timed while the host had put the two vCPUs far apart (a probe before or after
-// the layer core_link_far of the profile's nearest): their 2-thread implementations are
+// the layer core_link_far of the profile's nearest) or on one core (cores_shared): their
+// 2-thread implementations are
 // timed again, to the end, with the cores near (time_far_layers_again), and every layer that
 // took one of those figures from the cache (an identical layer) gets the new one
 // (keep_near_timings). 1-thread implementations run on cpu0 alone and stay as they are.
@@ -686,7 +715,21 @@ Status Profiler::retime_far_layers(Lut& lut) {
 
 double Profiler::far_link_at(size_t i) const { return std::max(link_at_[i], link_at_[i + 1]); }
 
-bool Profiler::timed_far(size_t i, double nearest) const { return core_link_far(far_link_at(i), nearest); }
+double Profiler::pair_ratio_at(size_t i) const { return std::max(pair_at_[i], pair_at_[i + 1]); }
+
+bool Profiler::timed_far(size_t i, double nearest) const {
+  return core_link_far(far_link_at(i), nearest) || cores_shared(pair_ratio_at(i));
+}
+
+// How layer i's timing was placed, for a row that keeps it: far apart, or on one core.
+std::string Profiler::timed_apart_why(size_t i, double nearest) const {
+  char why[120];
+  if (core_link_far(far_link_at(i), nearest))
+    std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns", far_link_at(i), nearest);
+  else
+    std::snprintf(why, sizeof why, "timed with the two cores computing as one (pair ratio %.2f", pair_ratio_at(i));
+  return why;
+}
 
 size_t Profiler::figure_of(size_t i, const std::string& key) const {
   auto it = figure_of_.find({int(i), key});
@@ -714,9 +757,9 @@ std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(cons
         report(int(i), c.desc.name() + " (timed with the cores far apart)");
         layer[cache_key(int(i), c.desc)] = measure_impl(int(i), c.desc, c.supported, lut, Look::kToTheEnd);
       }
-      if (core_link_far(probe_link(), nearest)) layer.clear();  // far again by the end
+      if (apart_now(nearest)) layer.clear();  // far again (or on one core) by the end
     }
-    for (auto& [key, impl] : layer) again[key] = {std::move(impl), far_link_at(i)};
+    for (auto& [key, impl] : layer) again[key] = {std::move(impl), far_link_at(i), pair_ratio_at(i)};
   }
   return again;
 }
@@ -734,9 +777,9 @@ Status Profiler::keep_near_timings(const std::map<std::string, NearTiming>& agai
         const size_t from = figure_of(j, key);  // (an identical layer's timing, taken from the cache)
         if (!timed_far(from, nearest)) continue;
         char why[240];
-        std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns%s%s); still far after %.0f s",
-                      far_link_at(from), nearest, from == j ? "" : ", on the identical layer ",
-                      from == j ? "" : net_.layers[from].name.c_str(), waited_s_);
+        std::snprintf(why, sizeof why, "%s%s%s); still so after %.0f s", timed_apart_why(from, nearest).c_str(),
+                      from == j ? "" : ", on the identical layer ", from == j ? "" : net_.layers[from].name.c_str(),
+                      waited_s_);
         row->reason = row->reason.empty() ? why : row->reason + "; " + why;  // (a skipped one keeps its own)
         if (o_.spent) ++o_.spent->far_kept;
         continue;
@@ -746,7 +789,7 @@ Status Profiler::keep_near_timings(const std::map<std::string, NearTiming>& agai
       if (o_.spent)
         o_.spent->retimed_far.push_back({net_.layers[j].name, row->name, it->second.far_link_ns,
                                          row->ok() ? row->latency_ms.median : row->latency_ms.min,
-                                         near.latency_ms.median});
+                                         near.latency_ms.median, it->second.pair_ratio});
       row->latency_ms = near.latency_ms;
       row->status = ImplStatus::kOk;
       row->reason.clear();

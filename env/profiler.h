@@ -45,13 +45,14 @@ struct ProfileSpent {
   };
   std::vector<Aged> aged;
   double aged_s = 0;  // the time those second timings took
-  /// 2-thread implementations timed again because the cores were far apart while their
-  /// layer was timed (Protocol::far_cores_wait_s; link_ns: the farther of the probes around
-  /// the first timing). The LUT keeps again_ms; first_ms is the first timing (a skipped
+  /// 2-thread implementations timed again because the cores were far apart, or shared one
+  /// core, while their layer was timed (Protocol::far_cores_wait_s; link_ns: the farther of
+  /// the probes around the first timing). The LUT keeps again_ms; first_ms is the first timing (a skipped
   /// one's fastest run).
   struct Retimed {
     std::string layer, impl;
     double link_ns = 0, first_ms = 0, again_ms = 0;
+    double pair_ratio = 0;  // the larger pair probe around the first timing (speed_probe.h)
   };
   std::vector<Retimed> retimed_far;
   double nearest_link_ns = 0;  // the profile's nearest core link, what "far" is measured from
@@ -86,6 +87,9 @@ struct ProfileOptions {
   /// The cores' distance now, ns (null: env/speed_probe.h probe_core_link_ns); tests put
   /// the host's far spells where they want them.
   std::function<double()> core_link_probe;
+  /// How much slower the two cores compute together than one now (null: env/speed_probe.h
+  /// probe_core_pair_ratio); tests put the host's shared-core spells where they want them.
+  std::function<double()> core_pair_probe;
 };
 
 /// The distinct activation elements one inference of `net` touches: its outputs placed in

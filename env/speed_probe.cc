@@ -65,6 +65,33 @@ double one_run_ms(int threads, ProbeBuffers& bufs) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Multiply-adds on more chains than the core's float units keep busy at once (throughput
+// bound, on AVX2 Zen 3 and on Intel alike): a second hardware thread on the same core halves
+// each one's share, while memory_part's or a latency-bound loop's would hide it.
+constexpr int kPairLanes = 48;
+constexpr long kPairIters = 100000;  // ~0.2 ms alone
+float pair_part() {
+  float a[kPairLanes];
+  const float s0 = g_seed;
+  for (int j = 0; j < kPairLanes; ++j) a[j] = s0 + 0.001f * float(j);
+  for (long it = 0; it < kPairIters; ++it)
+    for (int j = 0; j < kPairLanes; ++j) a[j] = a[j] * 0.9999999f + 1e-7f;
+  float s = 0;
+  for (float x : a) s += x;
+  return s;
+}
+
+double pair_run_ms(int threads) {
+  volatile float sink = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_for(threads, threads, 1, [&](int64_t b, int64_t e) {
+    float s = 0;
+    for (int64_t k = b; k < e; ++k) s += pair_part();
+    sink = sink + s;
+  });
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
@@ -108,6 +135,23 @@ double probe_core_link_ns() {
   for (int r = 0; r < kSpeedProbeRuns; ++r) ns.push_back(one_link_run_ns());
   return median_of(ns);
 }
+
+double probe_core_pair_ratio() {
+  if (available_thread_set_cpus() < 2) return 0;
+  ScopedPin pin;
+  pair_run_ms(2);  // wakes our cpu1 worker: its wake-up is not the core's speed
+  std::vector<double> r;
+  for (int k = 0; k < kSpeedProbeRuns; ++k) {
+    const double alone = pair_run_ms(1), both = pair_run_ms(2);
+    if (alone > 0) r.push_back(both / alone);
+  }
+  release_all_pools();  // our worker would spin on cpu1 into whatever runs next
+  return median_of(r);
+}
+
+double probe_core_pair_ratio(const std::function<double()>& probe) { return probe ? probe() : probe_core_pair_ratio(); }
+
+bool cores_shared(double pair_ratio) { return pair_ratio > kCoresShared; }
 
 double probe_core_link_ns(const std::function<double()>& probe) { return probe ? probe() : probe_core_link_ns(); }
 

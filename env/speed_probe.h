@@ -61,6 +61,22 @@ bool two_thread_steps_moved(bool two_threads, double now_ns, double profile_ns);
 bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s,
                          const std::function<double()>& probe = nullptr,
                          const std::function<void(double ns)>& waiting = nullptr);
+/// How much longer the two CPUs of thread set 2 take to compute together than cpu0 alone:
+/// multiply-adds on registers (no memory), on cpu0 alone, then on both at once until the
+/// slower is done; the ratio of the two times, median of kSpeedProbeRuns pairs. ~1 with the
+/// vCPUs on two cores, ~2 when they share one (its two hyperthreads, or one hardware thread
+/// the host time-slices); 0 without a second CPU.
+/// Why: on the Zen 3 VM of results/reference/zen3/shared-core/ the host ran our two vCPUs on
+/// one core for seconds at a time while the core link read as near as ever: a 2-thread 1x1
+/// convolution then ran at 0.29 ms, its 1-thread speed (0.32; 0.17 on two cores), and whole
+/// layers of a MobileNetV3-Large LUT were timed so (every 2-thread implementation within 10 %
+/// of its 1-thread figure), which the network, run outside such spells, did not match.
+double probe_core_pair_ratio();
+/// `probe`'s figure when given (tests place the spells with one), else probe_core_pair_ratio().
+double probe_core_pair_ratio(const std::function<double()>& probe);
+/// A pair ratio above kCoresShared: the two vCPUs compute as one core.
+constexpr double kCoresShared = 1.5;
+bool cores_shared(double pair_ratio);
 /// Which of n measurement rounds ran with the cores as close as in the profile: round r is
 /// near when the probe before it (link_before[r]) and the one after it (link_before[r + 1],
 /// or link_after for the last) are both not core_link_far. A spell of far placement lasts tens

@@ -45,6 +45,7 @@ ProfileOptions fast_options(const std::string& out) {
   o.protocol.runs = 2;
   o.protocol.max_runs = 2;
   o.protocol.far_cores_wait_s = 0;  // the host's far spells are the test's to place (core_link_probe)
+  o.core_pair_probe = [] { return 1.0; };  // and its shared-core spells (core_pair_probe)
   o.out_path = out;
   return o;
 }
@@ -241,6 +242,55 @@ TEST_CASE("2-thread implementations timed with the cores far apart are timed aga
   }
   for (const Impl& m : lut.layers[3].impls)  // the twin holds the same second timing
     if (m.threads == 2 && m.ok()) CHECK(m.latency_ms.median == row_named(lut.layers[2], m.name)->latency_ms.median);
+}
+
+// A pair probe that reads `shared` at the calls `at` picks (one per layer from layer 1 on, as
+// fake_link), 1 elsewhere.
+std::function<double()> fake_pair(std::function<bool(int)> at, double shared = 1.9) {
+  auto calls = std::make_shared<int>(0);
+  return [calls, at, shared] { return at((*calls)++) ? shared : 1.0; };
+}
+
+TEST_CASE("2-thread implementations timed with the two cores computing as one are timed again apart") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = twin_convs();
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 5;
+  o.core_link_probe = fake_link([](int) { return false; });  // near throughout: the link cannot tell
+  o.core_pair_probe = fake_pair([](int call) { return call == 1; });  // between layers 1 and 2
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(nlohmann::json::parse(lut.protocol_json).value("shared_core", "") == "timed-again-apart");
+  CHECK(spent.far_kept == 0);
+  std::map<std::string, int> per_layer;
+  for (const ProfileSpent::Retimed& r : spent.retimed_far) {
+    CAPTURE(r.impl);
+    ++per_layer[r.layer];
+    CHECK(r.pair_ratio == 1.9);
+    CHECK(r.link_ns == 100);
+  }
+  for (size_t j = 1; j < net.layers.size(); ++j) {
+    CAPTURE(net.layers[j].name);
+    int t2_rows = 0;
+    for (const Impl& m : lut.layers[j].impls) t2_rows += m.threads == 2 && m.ok() && !m.is_fused_consumer();
+    CHECK(per_layer[net.layers[j].name] == (j <= 3 ? t2_rows : 0));  // layers 1, 2 and 2's twin
+  }
+  // Shared until the wait runs out: the first timings stay, and say how they were placed.
+  o.protocol.far_cores_wait_s = 1;
+  o.core_pair_probe = fake_pair([](int call) { return call >= 1; });
+  ProfileSpent kept;
+  o.spent = &kept;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(kept.retimed_far.empty());
+  CHECK(kept.far_kept > 0);
+  CHECK(kept.far_wait_s >= 1);
+  int said = 0;
+  for (const Impl& m : lut.layers[2].impls)
+    if (m.threads == 2 && m.ok() && !m.is_fused_consumer())
+      said += m.reason.find("timed with the two cores computing as one (pair ratio 1.90)") != std::string::npos;
+  CHECK(said > 0);
 }
 
 TEST_CASE("the conversions, found far apart by their end or inside, are timed again near") {

@@ -5,6 +5,7 @@
 
 #include "env/profiler.h"
 #include "env/runtime_costs.h"
+#include "env/speed_probe.h"
 #include "explorer/cli/cli.h"
 #include "explorer/cli/protocol_args.h"
 #include "explorer/commands/model_arg.h"
@@ -54,14 +55,16 @@ void print_spent(const ProfileSpent& sp) {
       std::printf("  %-22s %8.1f %8.1f %8.1f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s, s.measure_s,
                   (long long)s.measured, (long long)s.runs, (long long)s.skipped);
   if (!sp.retimed_far.empty() || sp.far_kept > 0) {
-    std::printf("timed again with the cores near (their layer was timed with them far apart; nearest %.0f ns; %.1f s "
-                "waiting, %.1f s timing; ms, first -> again):\n",
-                sp.nearest_link_ns, sp.far_wait_s, sp.retimed_far_s);
+    std::printf("timed again with the cores near and apart (their layer was timed with them far apart, or with the "
+                "two computing as one core: pair ratio > %.1f; nearest %.0f ns; %.1f s waiting, %.1f s timing; ms, "
+                "first -> again):\n",
+                kCoresShared, sp.nearest_link_ns, sp.far_wait_s, sp.retimed_far_s);
     for (const ProfileSpent::Retimed& r : sp.retimed_far)
-      std::printf("  %-14s %-56s %4.0f ns  %8.4f -> %8.4f\n", r.layer.c_str(), r.impl.c_str(), r.link_ns, r.first_ms,
-                  r.again_ms);
+      std::printf("  %-14s %-56s %4.0f ns  pair %4.2f  %8.4f -> %8.4f\n", r.layer.c_str(), r.impl.c_str(), r.link_ns,
+                  r.pair_ratio, r.first_ms, r.again_ms);
     if (sp.far_kept > 0)
-      std::printf("  %d implementation(s) kept as timed far apart: the cores stayed far past the wait (--far-wait)\n",
+      std::printf("  %d implementation(s) kept as first timed: the cores stayed far or on one core past the wait "
+                  "(--far-wait)\n",
                   sp.far_kept);
   }
   for (const std::string& stage : sp.far_stages_again)
