@@ -55,6 +55,9 @@ struct ProfileSpent {
     double pair_ratio = 0;  // the larger pair probe around the first timing (speed_probe.h)
   };
   std::vector<Retimed> retimed_far;
+  /// 2-thread implementations whose runs the pair probe found on one core (speed_probe.h
+  /// cores_shared) and timed again at once; and those still so at their last try.
+  int shared_retried = 0, shared_kept = 0;
   double nearest_link_ns = 0;  // the profile's nearest core link, what "far" is measured from
   double far_wait_s = 0;       // waiting for the cores to be near again
   double retimed_far_s = 0;    // the second timings
@@ -88,8 +91,10 @@ struct ProfileOptions {
   /// the host's far spells where they want them.
   std::function<double()> core_link_probe;
   /// How much slower the two cores compute together than one now (null: env/speed_probe.h
-  /// probe_core_pair_ratio); tests put the host's shared-core spells where they want them.
-  std::function<double()> core_pair_probe;
+  /// probe_core_pair_ratio), asked before layer `layer` (impl ""), around the runs of its
+  /// 2-thread implementation `impl`, and while waiting (layer -1); tests put the host's
+  /// shared-core spells where they want them.
+  std::function<double(int layer, const std::string& impl)> core_pair_probe;
 };
 
 /// The distinct activation elements one inference of `net` touches: its outputs placed in

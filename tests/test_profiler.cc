@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <unistd.h>
 
 #include "libs/core/cpu.h"
@@ -45,7 +46,7 @@ ProfileOptions fast_options(const std::string& out) {
   o.protocol.runs = 2;
   o.protocol.max_runs = 2;
   o.protocol.far_cores_wait_s = 0;  // the host's far spells are the test's to place (core_link_probe)
-  o.core_pair_probe = [] { return 1.0; };  // and its shared-core spells (core_pair_probe)
+  o.core_pair_probe = [](int, const std::string&) { return 1.0; };  // and its shared-core spells
   o.out_path = out;
   return o;
 }
@@ -244,11 +245,16 @@ TEST_CASE("2-thread implementations timed with the cores far apart are timed aga
     if (m.threads == 2 && m.ok()) CHECK(m.latency_ms.median == row_named(lut.layers[2], m.name)->latency_ms.median);
 }
 
-// A pair probe that reads `shared` at the calls `at` picks (one per layer from layer 1 on, as
-// fake_link), 1 elsewhere.
-std::function<double()> fake_pair(std::function<bool(int)> at, double shared = 1.9) {
-  auto calls = std::make_shared<int>(0);
-  return [calls, at, shared] { return at((*calls)++) ? shared : 1.0; };
+// A pair probe that reads 1.9 (the two cores computing as one) where `at(layer, impl)` says,
+// 1 elsewhere (see ProfileOptions::core_pair_probe).
+std::function<double(int, const std::string&)> fake_pair(std::function<bool(int, const std::string&)> at) {
+  return [at](int layer, const std::string& impl) { return at(layer, impl) ? 1.9 : 1.0; };
+}
+
+int timed_t2_rows(const LutLayer& l) {
+  int n = 0;
+  for (const Impl& m : l.impls) n += m.threads == 2 && m.ok() && !m.is_fused_consumer();
+  return n;
 }
 
 TEST_CASE("2-thread implementations timed with the two cores computing as one are timed again apart") {
@@ -257,13 +263,15 @@ TEST_CASE("2-thread implementations timed with the two cores computing as one ar
   ProfileOptions o = fast_options("");
   o.protocol.far_cores_wait_s = 5;
   o.core_link_probe = fake_link([](int) { return false; });  // near throughout: the link cannot tell
-  o.core_pair_probe = fake_pair([](int call) { return call == 1; });  // between layers 1 and 2
+  // The probe before layer 2 reads one core; those around each implementation's runs do not.
+  o.core_pair_probe = fake_pair([](int layer, const std::string& impl) { return layer == 2 && impl.empty(); });
   ProfileSpent spent;
   o.spent = &spent;
   Lut lut;
   REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
   CHECK(nlohmann::json::parse(lut.protocol_json).value("shared_core", "") == "timed-again-apart");
   CHECK(spent.far_kept == 0);
+  CHECK(spent.shared_retried == 0);
   std::map<std::string, int> per_layer;
   for (const ProfileSpent::Retimed& r : spent.retimed_far) {
     CAPTURE(r.impl);
@@ -273,13 +281,11 @@ TEST_CASE("2-thread implementations timed with the two cores computing as one ar
   }
   for (size_t j = 1; j < net.layers.size(); ++j) {
     CAPTURE(net.layers[j].name);
-    int t2_rows = 0;
-    for (const Impl& m : lut.layers[j].impls) t2_rows += m.threads == 2 && m.ok() && !m.is_fused_consumer();
-    CHECK(per_layer[net.layers[j].name] == (j <= 3 ? t2_rows : 0));  // layers 1, 2 and 2's twin
+    CHECK(per_layer[net.layers[j].name] == (j <= 3 ? timed_t2_rows(lut.layers[j]) : 0));  // 1, 2 and 2's twin
   }
-  // Shared until the wait runs out: the first timings stay, and say how they were placed.
+  // On one core until the wait runs out: the first timings stay, and say how they were placed.
   o.protocol.far_cores_wait_s = 1;
-  o.core_pair_probe = fake_pair([](int call) { return call >= 1; });
+  o.core_pair_probe = fake_pair([](int layer, const std::string& impl) { return impl.empty() && (layer >= 2 || layer < 0); });
   ProfileSpent kept;
   o.spent = &kept;
   REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
@@ -291,6 +297,37 @@ TEST_CASE("2-thread implementations timed with the two cores computing as one ar
     if (m.threads == 2 && m.ok() && !m.is_fused_consumer())
       said += m.reason.find("timed with the two cores computing as one (pair ratio 1.90)") != std::string::npos;
   CHECK(said > 0);
+}
+
+TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core is timed again at once") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = twin_convs();
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 5;
+  o.core_link_probe = fake_link([](int) { return false; });
+  // The first probe around each of layer 1's 2-thread implementations reads one core.
+  auto seen = std::make_shared<std::set<std::string>>();
+  o.core_pair_probe = fake_pair([seen](int layer, const std::string& impl) {
+    return layer == 1 && !impl.empty() && seen->insert(impl).second;
+  });
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  const int n = timed_t2_rows(lut.layers[1]);
+  REQUIRE(n > 0);
+  CHECK(spent.shared_retried == n);  // once each, and apart the second time
+  CHECK(spent.shared_kept == 0);
+  CHECK(spent.retimed_far.empty());  // the layer's own probes read two cores: nothing left for the end
+  // On one core at every try: three timings each, the last kept.
+  o.core_pair_probe = fake_pair([](int layer, const std::string& impl) { return layer == 1 && !impl.empty(); });
+  ProfileSpent always;
+  o.spent = &always;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(always.shared_retried == 2 * n);
+  CHECK(always.shared_kept == n);
+  for (const Impl& m : lut.layers[1].impls)
+    if (m.threads == 2 && !m.is_fused_consumer()) CHECK(m.status != ImplStatus::kFailed);
 }
 
 TEST_CASE("the conversions, found far apart by their end or inside, are timed again near") {

@@ -67,6 +67,10 @@ void print_spent(const ProfileSpent& sp) {
                   "(--far-wait)\n",
                   sp.far_kept);
   }
+  if (sp.shared_retried > 0 || sp.shared_kept > 0)
+    std::printf("2-thread timings taken again at once: %d (the two cores computed as one around them: pair ratio > "
+                "%.1f); %d still so at the last of 3 tries\n",
+                sp.shared_retried, kCoresShared, sp.shared_kept);
   for (const std::string& stage : sp.far_stages_again)
     std::printf("%s timed again: the cores were far apart while they were timed\n", stage.c_str());
   if (sp.aged.empty()) return;
