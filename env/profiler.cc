@@ -99,10 +99,11 @@ QuantParams timing_quant(const Protocol& p, bool non_negative) {
   return {0.05f, non_negative ? p.int8_zero_point : kSignedTimingZeroPoint};
 }
 
-// Timings of a 2-thread implementation while the pair probe reads one core, and the pause
-// between them (Profiler::timed_on_one_core).
+// Timings of a 2-thread implementation while the pair probe reads one core; between them the
+// probe is polled every kApartPollMs until it reads two cores, at most kApartWaitMs
+// (Profiler::timed_on_one_core).
 constexpr int kApartTries = 3;
-constexpr int kApartPauseMs = 200;
+constexpr int kApartPollMs = 20, kApartWaitMs = 300;
 
 int64_t weight_floats(const Layer& l) { return int64_t(l.weights.size() + l.bias.size()); }
 
@@ -383,10 +384,10 @@ double Profiler::pair_probe_for(int i, const ImplDesc& d) const {
 }
 
 // Whether the runs just timed ran with the two cores computing as one (the larger pair probe
-// around them, `pair`) and are to be timed again: at once, after a pause, up to kApartTries
-// timings in all. A host's shared-core spell lasts a fraction of a second to seconds
-// (results/reference/zen3/shared-core/); one that outlasts the tries keeps the last timing,
-// which the layer's own probes then leave to retime_far_layers.
+// around them, `pair`) and are to be timed again: once the probe reads two cores again (or
+// kApartWaitMs passed), up to kApartTries timings in all. A host's shared-core spell lasts a
+// fraction of a second to seconds (results/reference/zen3/shared-core/); one that outlasts the
+// tries keeps the last timing, which the layer's own probes then leave to retime_far_layers.
 bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt) {
   if (!cores_shared(pair)) return false;
   if (o_.spent) ++(attempt < kApartTries ? o_.spent->shared_retried : o_.spent->shared_kept);
@@ -394,7 +395,10 @@ bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int atte
   char what[80];
   std::snprintf(what, sizeof what, " (the two cores computed as one: pair ratio %.2f)", pair);
   report(i, d.name() + what);
-  std::this_thread::sleep_for(std::chrono::milliseconds(kApartPauseMs));
+  for (int waited = 0; waited < kApartWaitMs; waited += kApartPollMs) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kApartPollMs));
+    if (!cores_shared(pair_probe_for(i, d))) break;
+  }
   return true;
 }
 
