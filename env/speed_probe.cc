@@ -19,18 +19,21 @@ constexpr long kComputeIters = 500000;  // ~0.75 ms of multiply-adds on a 2026 s
 constexpr int kLanes = 32;              // independent chains: throughput, not latency, bound
 volatile float g_seed = 1.0f;           // (read at run time: the loop cannot be folded away)
 
-// Multiply-adds on a few registers' worth of data: the core's own speed (its clock, and
-// whatever share of it the host grants this vCPU).
-float compute_part() {
-  float a[kLanes];
+// Multiply-adds on Lanes independent chains of registers, `iters` times: a core's own speed
+// (its clock, and whatever share of it the host grants this vCPU).
+template <int Lanes>
+float multiply_adds(long iters) {
+  float a[Lanes];
   const float s0 = g_seed;
-  for (int j = 0; j < kLanes; ++j) a[j] = s0 + 0.001f * float(j);
-  for (long it = 0; it < kComputeIters; ++it)
-    for (int j = 0; j < kLanes; ++j) a[j] = a[j] * 0.9999999f + 1e-7f;
+  for (int j = 0; j < Lanes; ++j) a[j] = s0 + 0.001f * float(j);
+  for (long it = 0; it < iters; ++it)
+    for (int j = 0; j < Lanes; ++j) a[j] = a[j] * 0.9999999f + 1e-7f;
   float s = 0;
   for (float x : a) s += x;
   return s;
 }
+
+float compute_part() { return multiply_adds<kLanes>(kComputeIters); }
 
 // A sum over a buffer 8x the size of the core's private caches (~0.5 ms): what streaming
 // weights from the shared cache and memory costs now.
@@ -70,16 +73,7 @@ double one_run_ms(int threads, ProbeBuffers& bufs) {
 // each one's share, while memory_part's or a latency-bound loop's would hide it.
 constexpr int kPairLanes = 48;
 constexpr long kPairIters = 100000;  // ~0.2 ms alone
-float pair_part() {
-  float a[kPairLanes];
-  const float s0 = g_seed;
-  for (int j = 0; j < kPairLanes; ++j) a[j] = s0 + 0.001f * float(j);
-  for (long it = 0; it < kPairIters; ++it)
-    for (int j = 0; j < kPairLanes; ++j) a[j] = a[j] * 0.9999999f + 1e-7f;
-  float s = 0;
-  for (float x : a) s += x;
-  return s;
-}
+float pair_part() { return multiply_adds<kPairLanes>(kPairIters); }
 
 double pair_run_ms(int threads) {
   volatile float sink = 0;
