@@ -551,7 +551,7 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
   CHECK(bench_markdown(two, "# t").find("more than 2x farther in 3 of ") != std::string::npos);
   CHECK(bench_csv(two).find(
             ",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms,near_rounds,measured_near_ms,near_wait_s,"
-            "shared_write_ms\n") !=
+            "shared_write_ms,shared_core_rounds\n") !=
         std::string::npos);
   for (const BenchRow& r : two) {
     CHECK(r.near_rounds >= 0);
@@ -619,6 +619,35 @@ TEST_CASE("bench --near-wait: a 2-thread block's rounds wait for the cores to be
     CHECK(r.core_link_far_rounds == 2);
     CHECK(r.near_rounds == 1);
   }
+}
+
+TEST_CASE("bench: the rounds of a 2-thread block next to a pair probe that read the two cores as one are counted") {
+  if (available_thread_set_cpus() < 2) return;  // no thread set 2: nothing is probed
+  // Probes: before rounds 1, 2 and 3, then after the last; the second reads one core, so
+  // rounds 1 and 2 (it sits between them) ran next to a shared-core spell.
+  auto run = [&](std::function<double(int)> pair) {
+    auto calls = std::make_shared<int>(0);
+    BenchOptions o;
+    o.registry = &default_registry();
+    o.rounds = 3;
+    o.calibration_samples = 2;
+    o.labels = {to_string(Baseline::kRefFp32), to_string(Baseline::kOptFp32)};
+    o.core_link_probe = [] { return 100.0; };
+    o.core_pair_probe = [calls, pair] { return pair((*calls)++); };
+    std::vector<BenchRow> rows;
+    std::vector<BenchStep> steps;
+    Status s = bench_network(tiny().net, tiny().lut, 2, o, &rows, &steps);
+    REQUIRE_MESSAGE(s.is_ok(), s.message());
+    return rows;
+  };
+  const std::vector<BenchRow> rows = run([](int call) { return call == 1 ? 1.9 : 1.0; });
+  REQUIRE(rows.size() == 2);
+  for (const BenchRow& r : rows) CHECK(r.shared_core_rounds == 2);
+  const std::string md = bench_markdown(rows, "# t");
+  CHECK(md.find("the two computing as one core (pair probe > 1.5) next to 2 of 3 rounds") != std::string::npos);
+  CHECK(bench_csv(rows).find(",2\n") != std::string::npos);
+  for (const BenchRow& r : run([](int) { return 1.0; })) CHECK(r.shared_core_rounds == 0);
+  for (const BenchRow& r : run([](int call) { return call == 3 ? 2.0 : 1.0; })) CHECK(r.shared_core_rounds == 1);  // after the last
 }
 
 TEST_CASE("step residuals: each deployment's step means summed by class against the LUT, the rest end to end") {

@@ -251,6 +251,14 @@ Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>
   return Status::ok();
 }
 
+// The rounds (probes[r] before round r, the last probe after the last round) with a probe
+// before or after them for which `hit` holds.
+int rounds_next_to(const std::vector<double>& probes, bool (*hit)(double)) {
+  int n = 0;
+  for (size_t r = 0; r + 1 < probes.size(); ++r) n += hit(probes[r]) || hit(probes[r + 1]);
+  return n;
+}
+
 // The median of a deployment's plain runs over the rounds the cores ran as close as in the
 // profile (rounds_near), when there are kMinNearRounds of them: the figure a LUT profiled with
 // close cores can predict. The median over every round stays the measurement.
@@ -416,6 +424,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   SpeedSamples speed;
   std::vector<int> sets;
   for (int t = 1; t <= max_threads; ++t) sets.push_back(t);
+  std::vector<double> pairs;  // the pair probe before each round of a 2-thread block, then after the last
   double waited_s = 0;
   const bool wait_near = max_threads >= 2 && o.near_wait_s > 0 && lut.runtime.core_link_ns > 0;
   auto waiting = [&](double ns) {
@@ -425,6 +434,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   for (int r = 0; r < o.rounds; ++r) {
     if (wait_near) wait_for_near_cores(lut.runtime.core_link_ns, o.near_wait_s, &waited_s, o.core_link_probe, waiting);
     speed.sample(sets, o.core_link_probe);
+    if (max_threads >= 2) pairs.push_back(probe_core_pair_ratio(o.core_pair_probe));
     if (o.log) o.log(net.name + " t" + std::to_string(max_threads) + " round " + std::to_string(r + 1) + "/" +
                      std::to_string(o.rounds));
     // Rotate the order every round so no deployment always follows the same one.
@@ -436,6 +446,8 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
     if (o.recheck) LW_RETURN_IF_ERROR(recheck_slice(net, o, recheck, r, &now));
   }
   const double link_after = max_threads >= 2 ? probe_core_link_ns(o.core_link_probe) : 0;  // brackets the last round
+  if (max_threads >= 2) pairs.push_back(probe_core_pair_ratio(o.core_pair_probe));
+  const int shared_rounds = rounds_next_to(pairs, cores_shared);
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
@@ -443,6 +455,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   for (Trial& c : all) {
     if (c.exec) {
       c.row.near_wait_s = waited_s;
+      c.row.shared_core_rounds = shared_rounds;
       summarise(c);
       collect_steps(lut, o.recheck ? &now : nullptr, c, steps);
     }

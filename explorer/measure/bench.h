@@ -44,6 +44,9 @@ struct BenchOptions {
   double near_wait_s = 0;
   /// The cores' distance now (null: probe_core_link_ns); tests place the far spells.
   std::function<double()> core_link_probe;
+  /// How much slower the two cores compute together than one now (null:
+  /// probe_core_pair_ratio); tests place the shared-core spells.
+  std::function<double()> core_pair_probe;
 };
 
 /// One deployment of one model under one thread cap.
@@ -70,6 +73,10 @@ struct BenchRow {
   /// core_link_ns, 0 when it has none).
   double core_link_ns = 0, core_link_profile_ns = 0;
   int core_link_far_rounds = 0;
+  /// The rounds of a 2-thread block next to which (before or after) the pair probe read the
+  /// two cores computing as one (env/speed_probe.h cores_shared): the host ran both vCPUs on
+  /// one core, and the 2-thread steps of such a round ran at up to their 1-thread speed.
+  int shared_core_rounds = 0;
   /// The rounds run with the cores as close as in the profile (env/speed_probe.h
   /// rounds_near: near probes before and after), and the median of the plain runs over them
   /// when there are at least kMinNearRounds (else 0): what a LUT profiled with close cores

@@ -139,6 +139,11 @@ std::string detail_table(const Block& b) {
         os << "; more than " << fmt("%.0f", kCoreLinkFar) << "x farther in " << r->core_link_far_rounds << " of " << r->rounds
            << " rounds: the host placed the cores apart, and 2-thread figures of those rounds are slower than the LUT "
               "can predict";
+      if (r->shared_core_rounds > 0)
+        os << "; the two computing as one core (pair probe > " << fmt("%.1f", kCoresShared) << ") next to "
+           << r->shared_core_rounds << " of " << r->rounds
+           << " rounds: the host ran both vCPUs on one core, and 2-thread steps of those rounds ran at up to their "
+              "1-thread speed";
       os << "\n" << near_line(b, *r);
       break;
     }
@@ -172,7 +177,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
         "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds,"
-        "timed_ms,near_rounds,measured_near_ms,near_wait_s,shared_write_ms\n";
+        "timed_ms,near_rounds,measured_near_ms,near_wait_s,shared_write_ms,shared_core_rounds\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -184,7 +189,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.4f", r.speed_ratio_t2) << ',' << fmt("%.1f", r.core_link_ns) << ',' << fmt("%.1f", r.core_link_profile_ns)
        << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << ',' << r.near_rounds << ','
        << fmt("%.4f", r.measured_near_ms) << ',' << fmt("%.1f", r.near_wait_s) << ',' << fmt("%.4f", r.shared_write_ms)
-       << '\n';
+       << ',' << r.shared_core_rounds << '\n';
   return os.str();
 }
 
