@@ -735,10 +735,10 @@ bool Profiler::wait_for_near_cores(double nearest) {
 
 // The layers timed while the host had put the two vCPUs far apart (a probe before or after
 // the layer core_link_far of the profile's nearest) or on one core (cores_shared): their
-// 2-thread implementations are
-// timed again, to the end, with the cores near (time_far_layers_again), and every layer that
-// took one of those figures from the cache (an identical layer) gets the new one
-// (keep_near_timings). 1-thread implementations run on cpu0 alone and stay as they are.
+// 2-thread implementations are timed again, to the end, with the cores near and apart
+// (time_far_layers_again), and every layer that took one of those figures from the cache (an
+// identical layer) gets the new one (keep_near_timings). 1-thread implementations run on cpu0
+// alone and stay as they are.
 Status Profiler::retime_far_layers(Lut& lut) {
   if (!far_aware()) return Status::ok();
   const double nearest = nearest_link();
@@ -794,7 +794,7 @@ std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(cons
     for (int attempt = 0; attempt < 3 && layer.empty(); ++attempt) {
       if (!wait_for_near_cores(nearest)) return again;
       for (const Candidate& c : todo) {
-        report(int(i), c.desc.name() + " (timed with the cores far apart)");
+        report(int(i), c.desc.name() + " (timed with the cores far apart or on one core)");
         layer[cache_key(int(i), c.desc)] = measure_impl(int(i), c.desc, c.supported, lut, Look::kToTheEnd);
       }
       if (apart_now(nearest)) layer.clear();  // far again (or on one core) by the end
