@@ -385,20 +385,25 @@ double Profiler::pair_probe_for(int i, const ImplDesc& d) const {
 
 // Whether the runs just timed ran with the two cores computing as one (the larger pair probe
 // around them, `pair`) and are to be timed again: once the probe reads two cores again (or
-// kApartWaitMs passed), up to kApartTries timings in all. A host's shared-core spell lasts a
+// kApartWaitMs passed), up to kApartTries timings in all, while Protocol::far_cores_wait_s
+// lasts (the far waits' budget, which the polling draws on too). A host's shared-core spell lasts a
 // fraction of a second to seconds (results/reference/zen3/shared-core/); one that outlasts the
 // tries keeps the last timing, which the layer's own probes then leave to retime_far_layers.
 bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt) {
   if (!cores_shared(pair)) return false;
-  if (o_.spent) ++(attempt < kApartTries ? o_.spent->shared_retried : o_.spent->shared_kept);
-  if (attempt >= kApartTries) return false;
+  const bool again = attempt < kApartTries && waited_s_ < o_.protocol.far_cores_wait_s;  // (one budget for all waits)
+  if (o_.spent) ++(again ? o_.spent->shared_retried : o_.spent->shared_kept);
+  if (!again) return false;
   char what[80];
   std::snprintf(what, sizeof what, " (the two cores computed as one: pair ratio %.2f)", pair);
   report(i, d.name() + what);
+  const auto t0 = clock_type::now();
   for (int waited = 0; waited < kApartWaitMs; waited += kApartPollMs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kApartPollMs));
     if (!cores_shared(pair_probe_for(i, d))) break;
   }
+  waited_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (o_.spent) o_.spent->far_wait_s = waited_s_;
   return true;
 }
 

@@ -319,7 +319,9 @@ TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core
   CHECK(spent.shared_retried == n);  // once each, and apart the second time
   CHECK(spent.shared_kept == 0);
   CHECK(spent.retimed_far.empty());  // the layer's own probes read two cores: nothing left for the end
-  // On one core at every try: three timings each, the last kept.
+  // On one core at every try: three timings each, the last kept (a budget the polls, 0.3 s
+  // before each second and third try, do not exhaust).
+  o.protocol.far_cores_wait_s = 600;
   o.core_pair_probe = fake_pair([](int layer, const std::string& impl) { return layer == 1 && !impl.empty(); });
   ProfileSpent always;
   o.spent = &always;
@@ -328,6 +330,14 @@ TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core
   CHECK(always.shared_kept == n);
   for (const Impl& m : lut.layers[1].impls)
     if (m.threads == 2 && !m.is_fused_consumer()) CHECK(m.status != ImplStatus::kFailed);
+  CHECK(always.far_wait_s >= 2 * n * 0.3);  // the polls drew on the far waits' budget
+  // A spent budget: no more tries, each first timing kept.
+  o.protocol.far_cores_wait_s = 0.5;
+  ProfileSpent spent_out;
+  o.spent = &spent_out;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(spent_out.shared_retried < 2 * n);
+  CHECK(spent_out.shared_retried + spent_out.shared_kept >= n);
 }
 
 TEST_CASE("the conversions, found far apart by their end or inside, are timed again near") {
