@@ -582,6 +582,16 @@ TEST_CASE("rounds_near: a round counts when the probes before and after it are b
   CHECK(rounds_near({}, 95, 100, 0).empty());
 }
 
+// Ref-FP32 and opt-fp32 over three rounds: the probe tests' bench.
+BenchOptions three_rounds_options() {
+  BenchOptions o;
+  o.registry = &default_registry();
+  o.rounds = 3;
+  o.calibration_samples = 2;
+  o.labels = {to_string(Baseline::kRefFp32), to_string(Baseline::kOptFp32)};
+  return o;
+}
+
 TEST_CASE("bench --near-wait: a 2-thread block's rounds wait for the cores to be as near as in the profile") {
   if (available_thread_set_cpus() < 2) return;  // no thread set 2: nothing to wait for
   Lut withlink = tiny().lut;
@@ -589,11 +599,7 @@ TEST_CASE("bench --near-wait: a 2-thread block's rounds wait for the cores to be
   // The host keeps the cores 400 ns apart for the first two probes, 100 ns after.
   auto run = [&](double wait_s) {
     auto calls = std::make_shared<int>(0);
-    BenchOptions o;
-    o.registry = &default_registry();
-    o.rounds = 3;
-    o.calibration_samples = 2;
-    o.labels = {to_string(Baseline::kRefFp32), to_string(Baseline::kOptFp32)};
+    BenchOptions o = three_rounds_options();
     o.near_wait_s = wait_s;
     o.core_link_probe = [calls] { return (*calls)++ < 2 ? 400.0 : 100.0; };
     std::vector<BenchRow> rows;
@@ -627,11 +633,7 @@ TEST_CASE("bench: the rounds of a 2-thread block next to a pair probe that read 
   // rounds 1 and 2 (it sits between them) ran next to a shared-core spell.
   auto run = [&](std::function<double(int)> pair) {
     auto calls = std::make_shared<int>(0);
-    BenchOptions o;
-    o.registry = &default_registry();
-    o.rounds = 3;
-    o.calibration_samples = 2;
-    o.labels = {to_string(Baseline::kRefFp32), to_string(Baseline::kOptFp32)};
+    BenchOptions o = three_rounds_options();
     o.core_link_probe = [] { return 100.0; };
     o.core_pair_probe = [calls, pair] { return pair((*calls)++); };
     std::vector<BenchRow> rows;
