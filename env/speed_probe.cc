@@ -179,13 +179,17 @@ bool wait_for_near_cores(double reference_ns, double budget_s, double* waited_s,
   }
 }
 
+std::vector<bool> rounds_between(const std::vector<double>& probes, const std::function<bool(double)>& holds) {
+  std::vector<bool> both;
+  for (size_t r = 0; r + 1 < probes.size(); ++r) both.push_back(holds(probes[r]) && holds(probes[r + 1]));
+  return both;
+}
+
 std::vector<bool> rounds_near(const std::vector<double>& link_before, double link_after, double profile_ns, int n) {
   if (profile_ns <= 0 || n <= 0 || link_before.size() < size_t(n) || link_after <= 0) return {};
-  auto near_probe = [&](double ns) { return ns > 0 && !core_link_far(ns, profile_ns); };  // 0: it did not run
-  std::vector<bool> near(static_cast<size_t>(n));
-  for (size_t r = 0; r < near.size(); ++r)
-    near[r] = near_probe(link_before[r]) && near_probe(r + 1 < near.size() ? link_before[r + 1] : link_after);
-  return near;
+  std::vector<double> probes(link_before.begin(), link_before.begin() + n);
+  probes.push_back(link_after);
+  return rounds_between(probes, [&](double ns) { return ns > 0 && !core_link_far(ns, profile_ns); });  // 0: did not run
 }
 
 double probe_speed_ms(int threads) {

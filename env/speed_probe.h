@@ -77,6 +77,10 @@ double probe_core_pair_ratio(const std::function<double()>& probe);
 /// A pair ratio above kCoresShared: the two vCPUs compute as one core.
 constexpr double kCoresShared = 1.5;
 bool cores_shared(double pair_ratio);
+/// Round r ran between probes[r] and probes[r + 1]: for each of the probes.size() - 1 rounds,
+/// whether `holds` holds for both probes around it (a spell that both miss most likely missed
+/// the round too).
+std::vector<bool> rounds_between(const std::vector<double>& probes, const std::function<bool(double)>& holds);
 /// Which of n measurement rounds ran with the cores as close as in the profile: round r is
 /// near when the probe before it (link_before[r]) and the one after it (link_before[r + 1],
 /// or link_after for the last) are both not core_link_far. A spell of far placement lasts tens

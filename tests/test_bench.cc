@@ -570,6 +570,14 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
   CHECK(bench_markdown(two, "# t").find("as close as in the profile") == std::string::npos);
 }
 
+TEST_CASE("rounds_between: a round between two probes for which the test holds") {
+  auto apart = [](double ratio) { return !cores_shared(ratio); };
+  CHECK(rounds_between({1.0, 1.0, 1.9, 1.0, 1.0}, apart) == std::vector<bool>{true, false, false, true});
+  CHECK(rounds_between({1.9, 1.0}, apart) == std::vector<bool>{false});
+  CHECK(rounds_between({1.0}, apart).empty());  // no round without a probe after it
+  CHECK(rounds_between({}, apart).empty());
+}
+
 TEST_CASE("rounds_near: a round counts when the probes before and after it are both near") {
   // Profile 100 ns: 2x farther is far. Probes before rounds 0..3, then the one after the last.
   const std::vector<double> before = {90, 110, 350, 120};

@@ -251,14 +251,6 @@ Status predict_each(const Lut& lut, double BenchRow::*field, std::vector<Trial*>
   return Status::ok();
 }
 
-// The rounds (probes[r] before round r, the last probe after the last round) with a probe
-// before or after them for which `hit` holds.
-int rounds_next_to(const std::vector<double>& probes, bool (*hit)(double)) {
-  int n = 0;
-  for (size_t r = 0; r + 1 < probes.size(); ++r) n += hit(probes[r]) || hit(probes[r + 1]);
-  return n;
-}
-
 // The median of a deployment's plain runs over the rounds the cores ran as close as in the
 // profile (rounds_near), when there are kMinNearRounds of them: the figure a LUT profiled with
 // close cores can predict. The median over every round stays the measurement.
@@ -447,7 +439,8 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   }
   const double link_after = max_threads >= 2 ? probe_core_link_ns(o.core_link_probe) : 0;  // brackets the last round
   if (max_threads >= 2) pairs.push_back(probe_core_pair_ratio(o.core_pair_probe));
-  const int shared_rounds = rounds_next_to(pairs, cores_shared);
+  const std::vector<bool> apart = rounds_between(pairs, [](double r) { return !cores_shared(r); });
+  const int shared_rounds = int(std::count(apart.begin(), apart.end(), false));  // a shared reading next to them
   LW_RETURN_IF_ERROR(fill_sqnr(live, x));
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
