@@ -148,7 +148,7 @@ class Profiler {
                     bool* from_cache = nullptr);
   Status time_primitive(int i, const PrimitiveArgs& args, Look look, Impl* impl);
   double pair_probe_for(int i, const ImplDesc& d) const;
-  bool timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt);
+  bool timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt, double* polled);
   double inference_estimate_ms(int i, const ImplDesc& d) const;
   double weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const;
   Status age_streamed_weights(Lut& lut);
@@ -351,8 +351,8 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   // The protocol's warm-up is the primitive's first run: some primitives finish their setup
   // there (LibTorch's quantized oneDNN conv ran 2x slower until then).
   bool gave_up = false;
+  double before = pair_probe_for(i, args.desc);
   for (int attempt = 1;; ++attempt) {
-    const double before = pair_probe_for(i, args.desc);
     gave_up = false;
     if (rival && look == Look::kSecondLook) {  // a short probe on the fresh primitive
       Protocol probe = o_.protocol;
@@ -362,7 +362,8 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
     if (!gave_up)
       LW_RETURN_IF_ERROR(measure(o_.protocol, [&] { return prim->run(); }, &impl->latency_ms, &warm,
                                  rival && look == Look::kMayStop ? &give_up : nullptr, &gave_up));
-    if (!timed_on_one_core(i, args.desc, std::max(before, pair_probe_for(i, args.desc)), attempt)) break;
+    // (the wait's last poll, just taken, is the next try's probe before)
+    if (!timed_on_one_core(i, args.desc, std::max(before, pair_probe_for(i, args.desc)), attempt, &before)) break;
   }
   if (gave_up) {
     char why[300];
@@ -389,7 +390,8 @@ double Profiler::pair_probe_for(int i, const ImplDesc& d) const {
 // lasts (the far waits' budget, which the polling draws on too). A host's shared-core spell lasts a
 // fraction of a second to seconds (results/reference/zen3/shared-core/); one that outlasts the
 // tries keeps the last timing, which the layer's own probes then leave to retime_far_layers.
-bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt) {
+// `polled`: the last poll's reading.
+bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt, double* polled) {
   if (!cores_shared(pair)) return false;
   const bool again = attempt < kApartTries && waited_s_ < o_.protocol.far_cores_wait_s;  // (one budget for all waits)
   if (o_.spent) ++(again ? o_.spent->shared_retried : o_.spent->shared_kept);
@@ -400,7 +402,8 @@ bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int atte
   const auto t0 = clock_type::now();
   for (int waited = 0; waited < kApartWaitMs; waited += kApartPollMs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kApartPollMs));
-    if (!cores_shared(pair_probe_for(i, d))) break;
+    *polled = pair_probe_for(i, d);
+    if (!cores_shared(*polled)) break;
   }
   waited_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
   if (o_.spent) o_.spent->far_wait_s = waited_s_;
@@ -752,9 +755,12 @@ Status Profiler::retime_far_layers(Lut& lut) {
   for (size_t i = 1; i + 1 < link_at_.size(); ++i) any_far |= timed_far(i, nearest);
   if (!any_far) return Status::ok();  // (the common case: no walk over every layer's rows)
   const auto t0 = clock_type::now();
+  const double waited_before = waited_s_;  // (the first pass's polls wait on the same budget)
   std::map<std::string, NearTiming> again = time_far_layers_again(lut, nearest);
   LW_RETURN_IF_ERROR(keep_near_timings(again, nearest, lut));
-  if (o_.spent) o_.spent->retimed_far_s = std::chrono::duration<double>(clock_type::now() - t0).count() - waited_s_;
+  if (o_.spent)
+    o_.spent->retimed_far_s =
+        std::chrono::duration<double>(clock_type::now() - t0).count() - (waited_s_ - waited_before);
   return Status::ok();
 }
 

@@ -59,7 +59,7 @@ struct ProfileSpent {
   /// cores_shared) and timed again at once; and those still so at their last try.
   int shared_retried = 0, shared_kept = 0;
   double nearest_link_ns = 0;  // the profile's nearest core link, what "far" is measured from
-  double far_wait_s = 0;       // waiting for the cores to be near again
+  double far_wait_s = 0;       // waiting for the cores to be near again, and apart (polls included)
   double retimed_far_s = 0;    // the second timings
   int far_kept = 0;            // far-timed implementations kept: the cores stayed far past the wait
   std::vector<std::string> far_stages_again;  // "conversions", "hand-offs": run again, far by their end (or inside)

@@ -299,6 +299,28 @@ TEST_CASE("2-thread implementations timed with the two cores computing as one ar
   CHECK(said > 0);
 }
 
+TEST_CASE("the far re-timing's own time leaves out the waits taken before it") {
+  if (available_thread_set_cpus() < 2) return;
+  Network net = twin_convs();
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 5;
+  o.core_link_probe = fake_link([](int) { return false; });
+  // Polls in the first pass (each of layer 1's 2-thread implementations first on one core),
+  // then a re-timing at the end (the probe before layer 2 on one core).
+  auto seen = std::make_shared<std::set<std::string>>();
+  o.core_pair_probe = fake_pair([seen](int layer, const std::string& impl) {
+    return impl.empty() ? layer == 2 : layer == 1 && seen->insert(impl).second;
+  });
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  REQUIRE(spent.shared_retried > 0);
+  REQUIRE_FALSE(spent.retimed_far.empty());
+  CHECK(spent.far_wait_s >= 0.02 * spent.shared_retried);  // a poll at least before each retry
+  CHECK(spent.retimed_far_s > 0);  // (was the re-timing less every wait of the profile: negative)
+}
+
 TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core is timed again at once") {
   if (available_thread_set_cpus() < 2) return;
   Network net = twin_convs();
@@ -307,7 +329,9 @@ TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core
   o.core_link_probe = fake_link([](int) { return false; });
   // The first probe around each of layer 1's 2-thread implementations reads one core.
   auto seen = std::make_shared<std::set<std::string>>();
-  o.core_pair_probe = fake_pair([seen](int layer, const std::string& impl) {
+  auto probes = std::make_shared<std::map<std::string, int>>();
+  o.core_pair_probe = fake_pair([seen, probes](int layer, const std::string& impl) {
+    if (layer == 1 && !impl.empty()) ++(*probes)[impl];
     return layer == 1 && !impl.empty() && seen->insert(impl).second;
   });
   ProfileSpent spent;
@@ -319,6 +343,14 @@ TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core
   CHECK(spent.shared_retried == n);  // once each, and apart the second time
   CHECK(spent.shared_kept == 0);
   CHECK(spent.retimed_far.empty());  // the layer's own probes read two cores: nothing left for the end
+  // A probe before and after each timing, the poll that read two cores serving as the second
+  // try's before: an even count (an odd one: a probe taken twice in a row).
+  REQUIRE(probes->size() >= size_t(n));
+  for (const auto& [impl, count] : *probes) {
+    CAPTURE(impl);
+    CHECK(count >= 4);
+    CHECK(count % 2 == 0);
+  }
   // On one core at every try: three timings each, the last kept (a budget the polls, 0.3 s
   // before each second and third try, do not exhaust).
   o.protocol.far_cores_wait_s = 600;
