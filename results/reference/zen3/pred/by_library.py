@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
 """Steps of the found deployments by library and dtype: summed measured vs summed LUT time
-(M.r1.steps.csv.gz of `bench --steps`), per thread count. Conversions count as 'convert'."""
-import collections, csv, glob, gzip
-acc = collections.defaultdict(lambda: [0.0, 0.0, 0])
+(M.r1.steps.csv.gz of `bench --steps`), per thread count. Conversions count as 'convert'.
+--recheck: also the summed rechecked time of the layer steps (bench --recheck; conversions
+are not rechecked) against their LUT time."""
+import collections, csv, glob, gzip, sys
+recheck = "--recheck" in sys.argv
+acc = collections.defaultdict(lambda: [0.0, 0.0, 0, 0.0, 0.0])
 for f in sorted(glob.glob("*.steps.csv.gz")):
     for r in csv.DictReader(gzip.open(f, "rt")):
         n = r["name"].split("_")
         key = "convert" if n[0] == "convert" else f"{n[3]} {n[2]}" if len(n) > 3 else n[0]
         a = acc[(r["threads"], key)]
         a[0] += float(r["measured_ms"]); a[1] += float(r["lut_ms"]); a[2] += 1
-print("| threads | library dtype | steps | measured ms (sum) | LUT ms (sum) | measured / LUT |")
-print("|---:|---|---:|---:|---:|---:|")
-for (t, k), (m, l, c) in sorted(acc.items(), key=lambda x: (x[0][0], -x[1][1])):
+        if float(r.get("recheck_ms") or -1) >= 0:
+            a[3] += float(r["recheck_ms"]); a[4] += float(r["lut_ms"])
+extra = (" rechecked / LUT |", "---:|") if recheck else ("", "")
+print("| threads | library dtype | steps | measured ms (sum) | LUT ms (sum) | measured / LUT |" + extra[0])
+print("|---:|---|---:|---:|---:|---:|" + extra[1])
+for (t, k), (m, l, c, rc, rl) in sorted(acc.items(), key=lambda x: (x[0][0], -x[1][1])):
     if l > 0.05:
-        print(f"| {t} | {k} | {c} | {m:.2f} | {l:.2f} | {m / l:.2f} |")
+        more = (f" {rc / rl:.2f} |" if rl > 0 else " - |") if recheck else ""
+        print(f"| {t} | {k} | {c} | {m:.2f} | {l:.2f} | {m / l:.2f} |" + more)
