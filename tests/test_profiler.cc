@@ -251,6 +251,14 @@ std::function<double(int, const std::string&)> fake_pair(std::function<bool(int,
   return [at](int layer, const std::string& impl) { return at(layer, impl) ? 1.9 : 1.0; };
 }
 
+// The pair probe's tests: the cores near throughout (the link cannot tell), 5 s of waits.
+ProfileOptions near_link_options() {
+  ProfileOptions o = fast_options("");
+  o.protocol.far_cores_wait_s = 5;
+  o.core_link_probe = fake_link([](int) { return false; });
+  return o;
+}
+
 int timed_t2_rows(const LutLayer& l) {
   int n = 0;
   for (const Impl& m : l.impls) n += m.threads == 2 && m.ok() && !m.is_fused_consumer();
@@ -260,9 +268,7 @@ int timed_t2_rows(const LutLayer& l) {
 TEST_CASE("2-thread implementations timed with the two cores computing as one are timed again apart") {
   if (available_thread_set_cpus() < 2) return;
   Network net = twin_convs();
-  ProfileOptions o = fast_options("");
-  o.protocol.far_cores_wait_s = 5;
-  o.core_link_probe = fake_link([](int) { return false; });  // near throughout: the link cannot tell
+  ProfileOptions o = near_link_options();
   // The probe before layer 2 reads one core; those around each implementation's runs do not.
   o.core_pair_probe = fake_pair([](int layer, const std::string& impl) { return layer == 2 && impl.empty(); });
   ProfileSpent spent;
@@ -302,9 +308,7 @@ TEST_CASE("2-thread implementations timed with the two cores computing as one ar
 TEST_CASE("the far re-timing's own time leaves out the waits taken before it") {
   if (available_thread_set_cpus() < 2) return;
   Network net = twin_convs();
-  ProfileOptions o = fast_options("");
-  o.protocol.far_cores_wait_s = 5;
-  o.core_link_probe = fake_link([](int) { return false; });
+  ProfileOptions o = near_link_options();
   // Polls in the first pass (each of layer 1's 2-thread implementations first on one core),
   // then a re-timing at the end (the probe before layer 2 on one core).
   auto seen = std::make_shared<std::set<std::string>>();
@@ -324,9 +328,7 @@ TEST_CASE("the far re-timing's own time leaves out the waits taken before it") {
 TEST_CASE("a 2-thread implementation whose runs the pair probe finds on one core is timed again at once") {
   if (available_thread_set_cpus() < 2) return;
   Network net = twin_convs();
-  ProfileOptions o = fast_options("");
-  o.protocol.far_cores_wait_s = 5;
-  o.core_link_probe = fake_link([](int) { return false; });
+  ProfileOptions o = near_link_options();
   // The first probe around each of layer 1's 2-thread implementations reads one core.
   auto seen = std::make_shared<std::set<std::string>>();
   auto probes = std::make_shared<std::map<std::string, int>>();
