@@ -431,6 +431,26 @@ TEST_CASE("bench: a LUT file that does not read is an error naming it, and is no
   std::remove(path.c_str());
 }
 
+TEST_CASE("bench --reprofile: a LUT that matches is profiled anew and replaced") {
+  const std::string path = "/tmp/lw_bench_reprofile_" + std::to_string(::getpid()) + ".lut.json";
+  const std::string text = lut_to_json(tiny().lut);
+  REQUIRE(write_file_atomic(path, text).is_ok());
+  Lut lut;
+  bool profiled = true;
+  REQUIRE(
+      lut_for_bench(tiny().net, default_registry(), path, testing::quick_profile_options(), &lut, &profiled).is_ok());
+  CHECK_FALSE(profiled);  // without it the matching LUT is reused as it is
+  REQUIRE(lut_for_bench(tiny().net, default_registry(), path, testing::quick_profile_options(), &lut, &profiled, true)
+              .is_ok());
+  CHECK(profiled);
+  std::string now;
+  REQUIRE(read_file(path, &now).is_ok());
+  CHECK(now != text);  // (fresh timings)
+  Lut back;
+  CHECK(lut_from_json(now, path, &back).is_ok());
+  std::remove(path.c_str());
+}
+
 TEST_CASE("the speed probe: the profile keeps its median per thread set, and a LUT rescaled to another speed") {
   const Lut& lut = tiny().lut;  // profiled on thread sets 1 and 2 (tests/tiny_profile.h)
   REQUIRE(lut.runtime.speed_ms.size() == size_t(std::min(2, available_thread_set_cpus())));

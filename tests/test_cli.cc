@@ -168,6 +168,19 @@ TEST_CASE("run: the whole pipeline on a tiny model, then again reusing the LUT w
   CHECK(c.err.find("profile: using " + lut) != std::string::npos);
   CHECK(slurp(dir_a + "/search/qlearning__s3/solutions.csv") ==
         slurp(run_dir_of(c) + "/search/qlearning__s3/solutions.csv"));
+  // A given LUT is the user's file: --reprofile with one is a one-line error naming it.
+  Result given = run("run " + write_temp("given_lut.json", text) + " --reprofile");
+  CHECK(given.code == 2);
+  CHECK(given.err.find("/profile/lut") != std::string::npos);
+  CHECK(given.err.find("--reprofile") != std::string::npos);
+  // --reprofile: the cached LUT is profiled anew (not reused) and replaced.
+  const std::string before = slurp(lut);
+  Result d = run("run " + exp + " --fresh --reprofile --quiet");
+  REQUIRE(d.code == 0);
+  CHECK(d.err.find("profile: reusing") == std::string::npos);
+  CHECK(d.err.find("profiling anew (--reprofile") != std::string::npos);
+  CHECK(slurp(lut) != before);  // (fresh timings)
+  CHECK_FALSE(fs::exists(lut + ".partial"));
   fs::remove_all(fs::path(dir_a).parent_path());
 }
 

@@ -84,7 +84,7 @@ std::vector<Lut> luts_for(const std::vector<Network>& nets, const Args& args, Pr
     };
     std::string path = args.get("lut-dir") + "/" + net.name + ".lut.json";
     bool profiled = false;
-    ok_or_throw(lut_for_bench(net, default_registry(), path, po, &luts[i], &profiled));
+    ok_or_throw(lut_for_bench(net, default_registry(), path, po, &luts[i], &profiled, args.flag("reprofile")));
     if (profiled) {  // as `layerwise profile` does: the contenders timed in the network too
       InNetworkOptions in;
       in.registry = &default_registry();
@@ -128,7 +128,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "recheck"},
+  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "recheck", "reprofile"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait", "in-network"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
@@ -180,11 +180,13 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--calibration-method minmax|mse]\n"
                "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic mean|median|min] [--recheck] [--near-wait 0] [--quiet]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n"
-               "         [--in-network 0]\n\n"
+               "         [--in-network 0] [--reprofile]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
                "(both thread sets, the protocol options above; resumable; with --in-network R > 0 its\n"
                "contenders then timed in the network, R rounds, as `lut refine`); a file there that does not\n"
-               "read as a LUT is an error, never profiled over. For every model and thread\n"
+               "read as a LUT is an error, never profiled over. --reprofile profiles anew all the same\n"
+               "(when the report says the device drifted since profiling), the file replaced once the\n"
+               "profile is complete. For every model and thread\n"
                "cap, plans ref-fp32, native, xnnpack, onednn, torch-nchw, torch-nhwc, opt-fp32, opt-int8 and\n"
                "opt-mixed (f32 + bf16 + int8)\n"
                "(explorer/measure/baselines.h) and measures them end to end, round-robin over --repeats rounds;\n"

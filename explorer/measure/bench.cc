@@ -373,9 +373,12 @@ double load_average() {
 }
 
 Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
-                     const ProfileOptions& profile, Lut* lut, bool* profiled) {
+                     const ProfileOptions& profile, Lut* lut, bool* profiled, bool reprofile) {
   *profiled = false;
-  if (std::ifstream(path).good()) {
+  const bool there = std::ifstream(path).good();
+  if (there && reprofile)
+    std::fprintf(stderr, "bench: %s: profiling anew (--reprofile; replaced once complete)\n", path.c_str());
+  if (there && !reprofile) {
     Status s = load_lut(path, lut);
     // A file that does not read as a LUT (cut short, edited, from another version) stays for
     // its owner to look at: a new profile would write over it.

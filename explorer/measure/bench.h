@@ -129,9 +129,11 @@ struct BenchStep {
 
 /// The LUT for `net` at `path` when it matches the model and this device; otherwise
 /// profiles it (resumable through "<path>.partial") with `profile` options. A file there that
-/// does not read as a LUT is an error, left as it is.
+/// does not read as a LUT is an error, left as it is. `reprofile` (bench --reprofile, when the
+/// report says the device drifted since profiling): profiles anew whatever is there, the file
+/// replaced once the profile is complete.
 Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
-                     const ProfileOptions& profile, Lut* lut, bool* profiled);
+                     const ProfileOptions& profile, Lut* lut, bool* profiled, bool reprofile = false);
 
 /// `lut` as a study capped at `max_threads` must see it: implementations, converters and
 /// conversion chains that use a larger thread set removed, the chains recomputed without

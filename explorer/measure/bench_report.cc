@@ -127,7 +127,10 @@ std::string detail_table(const Block& b) {
       os << "\nThe device during the rounds against the profile (speed probe, now / then; > 1: slower now): 1 thread "
          << fmt("%.3f", r->speed_ratio_t1)
          << (r->speed_ratio_t2 > 0 ? ", 2 threads " + fmt("%.3f", r->speed_ratio_t2) : std::string())
-         << (speed_drifted(r->speed_ratio_t1) || speed_drifted(r->speed_ratio_t2) ? "; more than 10 % off: profile again" : "") << "\n";
+         << (speed_drifted(r->speed_ratio_t1) || speed_drifted(r->speed_ratio_t2)
+                 ? "; more than 10 % off: profile again (--reprofile)"
+                 : "")
+         << "\n";
       break;
     }
   for (const BenchRow* r : b)

@@ -10,6 +10,9 @@ namespace lw {
 
 namespace {
 
+// What a stale LUT's line asks for (a cached LUT is reused until told otherwise).
+constexpr const char* kProfileAgain = " profile again (`layerwise run` with `--reprofile`).";
+
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -77,14 +80,16 @@ std::string summary_markdown(const RunSummary& s) {
         << " its time at profiling (> 1: the device is slower now); at that speed the prediction is off by "
         << fmt("%+.1f %%", s.replay_gap_at_speed_pct) << "."
         << (speed_drifted(s.replay_speed_t1) || speed_drifted(s.replay_speed_t2)
-                ? " The device has drifted by more than 10 % since profiling: profile again."
-                : "")
+                ? std::string(" The device has drifted by more than 10 % since profiling:") + kProfileAgain
+                : std::string())
         << "\n";
     if (s.replay_rechecked_ms > 0)
       o << "Its implementations timed again, alone, during the replay predict " << fmt("%.3f ms", s.replay_rechecked_ms)
         << ": the device drifted " << fmt("%+.1f %%", s.replay_drift_pct) << " since profiling, and the replay is "
         << fmt("%+.1f %%", s.replay_gap_rechecked_pct) << " off that (what the cost model misses)."
-        << (speed_drifted(1 + s.replay_drift_pct / 100) ? " The LUT has gone stale on this device: profile again." : "")
+        << (speed_drifted(1 + s.replay_drift_pct / 100)
+                ? std::string(" The LUT has gone stale on this device:") + kProfileAgain
+                : std::string())
         << "\n";
     if (two_thread_steps_moved(s.replay_two_threads, s.replay_core_link_ns, s.replay_core_link_profile_ns))
       o << "Cores 0 and 1 sat " << fmt("%.0f ns", s.replay_core_link_ns) << " apart (a cache line's round trip) during the replay, "

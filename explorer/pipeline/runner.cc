@@ -108,6 +108,9 @@ Status check_feasible(const Run& r) {
 Status load_given_lut(Run& r) {
   const std::string& path = r.cfg.lut_file;
   if (path.empty()) return Status::ok();
+  if (r.opt.reprofile)  // (a given LUT is the user's file: never profiled over)
+    return invalid_argument(r.config_path + ": /profile/lut: " + path +
+                            " is given, so nothing is profiled; drop it or --reprofile");
   Status s = load_lut(path, &r.lut);
   const std::string why = s.is_ok() ? lut_unusable_here(r.lut, r.net, default_registry()) : s.message();
   return why.empty() ? Status::ok() : invalid_argument(r.config_path + ": /profile/lut: " + path + ": " + why);
@@ -162,7 +165,9 @@ Status stage_profile(Run& r, RunSummary& sum) {
   ProfileOptions o = profile_options(r.cfg);
   r.lut_path = sum.lut_path = lut_cache_path(r.cfg, r.net, o);
   LW_RETURN_IF_ERROR(make_dirs(fs::path(r.lut_path).parent_path().string()));
-  if (fs::exists(r.lut_path) && load_lut(r.lut_path, &r.lut).is_ok() && lut_mismatch(r.lut, r.net).empty()) {
+  if (r.opt.reprofile && fs::exists(r.lut_path))
+    std::fprintf(stderr, "profile: %s: profiling anew (--reprofile; replaced once complete)\n", r.lut_path.c_str());
+  else if (fs::exists(r.lut_path) && load_lut(r.lut_path, &r.lut).is_ok() && lut_mismatch(r.lut, r.net).empty()) {
     const std::string refused = lut_refused_here(r.lut, r.net, default_registry());
     if (refused.empty()) {
       sum.lut_reused = true;

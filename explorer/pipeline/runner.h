@@ -17,6 +17,10 @@ namespace lw {
 struct RunOptions {
   bool quiet = false;   // no progress lines
   bool fresh = false;   // start a new run directory even if an unfinished one matches
+  /// Profile anew even when the cached LUT matches (the replay found it stale: the device
+  /// drifted); the new LUT replaces the cached one once complete, so an interrupted
+  /// re-profile leaves it as it was (and resumes from its checkpoint when run again).
+  bool reprofile = false;
 };
 
 /// Runs the experiment into *run_dir. A user error (a model that cannot be loaded, a LUT of
