@@ -310,7 +310,7 @@ TEST_CASE("summary.md tells the replay's drift since profiling from the cost mod
   const std::string stale = summary_markdown(s);
   CHECK(stale.find("predict 3.000 ms: the device drifted +20.0 % since profiling") != std::string::npos);
   CHECK(stale.find("+10.0 % off that") != std::string::npos);
-  CHECK(stale.find("profile again") != std::string::npos);
+  CHECK(stale.find("profile again (`layerwise run` with `--reprofile`)") != std::string::npos);  // and how
   s.replay_drift_pct = -4.0;
   const std::string fresh = summary_markdown(s);
   CHECK(fresh.find("drifted -4.0 %") != std::string::npos);
