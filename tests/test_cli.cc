@@ -150,6 +150,7 @@ TEST_CASE("run: the whole pipeline on a tiny model, then again reusing the LUT w
   std::string dir_b = run_dir_of(b);
   CHECK(dir_b != dir_a);
   CHECK(b.err.find("profile: reusing") != std::string::npos);
+  CHECK(slurp(dir_b + "/summary.md").find(" (reused, profiled ") != std::string::npos);  // and how long ago
   CHECK(slurp(dir_a + "/search/qlearning__s3/solutions.csv") == slurp(dir_b + "/search/qlearning__s3/solutions.csv"));
   CHECK(slurp(dir_a + "/search/qlearning__s3/learning_curve.csv") ==
         slurp(dir_b + "/search/qlearning__s3/learning_curve.csv"));

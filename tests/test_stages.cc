@@ -300,6 +300,19 @@ TEST_CASE("summary.md says when the replay's cores sat otherwise than the profil
   CHECK(summary_markdown(s).find("Cores 0 and 1 sat") == std::string::npos);
 }
 
+TEST_CASE("summary.md says how old a reused LUT is") {
+  RunSummary s;
+  s.lut_path = "l.lut.json";
+  s.lut_reused = true;
+  CHECK(summary_markdown(s).find("(reused)") != std::string::npos);  // age unknown: nothing made up
+  s.lut_age_s = 5400;
+  CHECK(summary_markdown(s).find("(reused, profiled 1.5 h before this run)") != std::string::npos);
+  s.lut_age_s = 600;
+  CHECK(summary_markdown(s).find("(reused, profiled 10 min before this run)") != std::string::npos);
+  s.lut_age_s = 3 * 86400;
+  CHECK(summary_markdown(s).find("(reused, profiled 3 days before this run)") != std::string::npos);
+}
+
 TEST_CASE("summary.md tells the replay's drift since profiling from the cost model's miss when rechecked") {
   RunSummary s;
   s.chosen = {"in", "x"};

@@ -19,6 +19,15 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// How old a reused LUT is: a device drifts over hours (a VM moved, other load), so a reader
+// weighs an old LUT's predictions with that in mind.
+std::string lut_age(double seconds) {
+  if (seconds < 0) return "";
+  if (seconds < 3600) return ", profiled " + fmt("%.0f min", seconds / 60) + " before this run";
+  if (seconds < 2 * 86400) return ", profiled " + fmt("%.1f h", seconds / 3600) + " before this run";
+  return ", profiled " + fmt("%.0f days", seconds / 86400) + " before this run";
+}
+
 const MeasuredPoint* point(const RunSummary& s, const std::string& label) {
   for (const auto& p : s.points)
     if (p.label == label) return &p;
@@ -66,7 +75,7 @@ std::string summary_markdown(const RunSummary& s) {
   std::ostringstream o;
   o << "# Layerwise run: " << s.model << "\n\n";
   o << "Run directory: `" << s.run_dir << "`  \nLUT: `" << s.lut_path << "` ("
-    << (s.lut_reused ? "reused" : "profiled in " + fmt("%.0f s", s.profile_s)) << ")\n\n";
+    << (s.lut_reused ? "reused" + lut_age(s.lut_age_s) : "profiled in " + fmt("%.0f s", s.profile_s)) << ")\n\n";
   o << "## Deployments measured on this device\n\n";
   deployments_table(s, o);
   o << "\nEvery row was timed in the same interleaved window (the filter's), so the rows compare.\n";

@@ -36,6 +36,7 @@ struct MeasuredPoint {
 struct RunSummary {
   std::string run_dir, model, lut_path;
   bool lut_reused = false;
+  double lut_age_s = -1;  // a reused LUT: seconds since its file was written (-1: unknown)
   double profile_s = 0;
   std::vector<AgentOutcome> searches;
   double exact_optimum_ms = 0;    // certified optimum of the LUT (for gaps)

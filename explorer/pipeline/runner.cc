@@ -126,6 +126,14 @@ Status check_before_measuring(Run& r) {
 
 // --- profile ---
 
+// Seconds since `path` was last written, -1 when unknown.
+double file_age_s(const std::string& path) {
+  std::error_code ec;
+  const auto written = fs::last_write_time(path, ec);
+  if (ec) return -1;
+  return std::chrono::duration<double>(fs::file_time_type::clock::now() - written).count();
+}
+
 // Every implementation this build registers, as one hash: a build that offers new ones (qc7
 // came in after LUTs had been cached) profiles again instead of searching without them.
 std::string registry_hash() {
@@ -159,6 +167,7 @@ Status stage_profile(Run& r, RunSummary& sum) {
   if (!r.cfg.lut_file.empty()) {  // already loaded and checked by load_given_lut
     r.lut_path = sum.lut_path = r.cfg.lut_file;
     sum.lut_reused = true;
+    sum.lut_age_s = file_age_s(r.lut_path);
     std::fprintf(stderr, "profile: using %s\n", r.lut_path.c_str());
     return Status::ok();
   }
@@ -171,6 +180,7 @@ Status stage_profile(Run& r, RunSummary& sum) {
     const std::string refused = lut_refused_here(r.lut, r.net, default_registry());
     if (refused.empty()) {
       sum.lut_reused = true;
+      sum.lut_age_s = file_age_s(r.lut_path);
       std::fprintf(stderr, "profile: reusing %s\n", r.lut_path.c_str());
       return lut_in_network(r.lut) ? Status::ok() : refine_for_run(r);  // cut short before its refine
     }
