@@ -1,6 +1,6 @@
-// The native format conversions (layout transposes and reorders, dtype changes) on the
-// tensors a deployment converts most: the network input (3x224x224) and the stem's output
-// (64x112x112), plus a deep narrow map (256x14x14). Only run() is timed; the counter is the
+// The native format conversions (layout transposes, reorders to and from the blocked layouts,
+// dtype changes) on the tensors a deployment converts most: the network input (3x224x224) and
+// the stem's output (64x112x112), plus a deep narrow map (256x14x14). Only run() is timed; the counter is the
 // bytes read and written per second.
 //   bench_conversions --benchmark_filter='3x224x224/nchw_f32'
 #include <benchmark/benchmark.h>
@@ -33,8 +33,11 @@ void register_all() {
   const Shape shapes[] = {{1, 3, 224, 224}, {1, 64, 112, 112}, {1, 256, 14, 14}};
   const Format nchw{Layout::kNCHW, DType::kF32, 1}, nhwc{Layout::kNHWC, DType::kF32, 1};
   const Format nhwc_i8{Layout::kNHWC, DType::kI8, 1}, nchw_i8{Layout::kNCHW, DType::kI8, 1};
+  const Format b8{Layout::kNCHW8C, DType::kF32, 1}, b16{Layout::kNCHW16C, DType::kF32, 1};
   const ConversionDesc descs[] = {{nchw, nhwc},       {nhwc, nchw},       {nchw_i8, nhwc_i8}, {nhwc_i8, nchw_i8},
-                                  {nchw, nchw_i8},    {nhwc, nhwc_i8},    {nhwc_i8, nhwc}};
+                                  {nchw, nchw_i8},    {nhwc, nhwc_i8},    {nhwc_i8, nhwc},
+                                  {nchw, b8},         {b8, nchw},         {nhwc, b8},         {b8, nhwc},
+                                  {nchw, b16},        {b16, nchw},        {nhwc, b16},        {b16, nhwc}};
   for (const Shape& s : shapes)
     for (const ConversionDesc& d : descs) {
       const std::string name = std::to_string(s.c) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w) + "/" + d.name();

@@ -114,46 +114,49 @@ static int8_t naive_quantise(float x, QuantParams q) {
   return int8_t(std::min(std::max(v, -128.f), 127.f));
 }
 
-// Element (n, c, h, w) of a plain layout, by its definition.
-static int64_t plain_offset(Layout l, const Shape& s, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return l == Layout::kNCHW ? ((n * s.c + c) * s.h + h) * s.w + w : ((n * s.h + h) * s.w + w) * s.c + c;
-}
-
-TEST_CASE("NCHW <-> NHWC transposes move every element where the layouts say, in every dtype, on awkward shapes") {
+TEST_CASE("layout conversions move every element where the layouts say, in every dtype, on awkward shapes") {
   const Registry& r = default_registry();
   // Three planes (the RGB fast path, odd widths), rows that end in a 3-row block (19), tile
-  // edges of 4 / 16 rows and 64 columns crossed, one pixel, one channel, batches above one.
+  // edges of 4 / 8 / 32 crossed, partly filled channel blocks of 8 and 16, one pixel, one
+  // channel, batches above one.
   const Shape shapes[] = {{1, 3, 224, 224}, {1, 3, 5, 7}, {2, 3, 4, 4}, {1, 3, 1, 1}, {1, 19, 9, 13},
                           {1, 1, 1, 1},     {1, 17, 1, 1}, {1, 1, 6, 11}, {1, 64, 8, 9}, {1, 33, 17, 5},
-                          {3, 20, 70, 1},   {2, 256, 3, 3}, {1, 5, 130, 1}};
+                          {3, 20, 70, 1},   {2, 256, 3, 3}, {1, 5, 130, 1}, {2, 24, 5, 37}};
   for (DType dt : {DType::kF32, DType::kBF16, DType::kI8})
     for (int t : kThreadSets)
       for (const Shape& s : shapes)
-        for (Layout from : {Layout::kNCHW, Layout::kNHWC}) {
-          const Layout to = from == Layout::kNCHW ? Layout::kNHWC : Layout::kNCHW;
-          CAPTURE(s.to_string());
-          CAPTURE(to_string(dt));
-          CAPTURE(t);
-          std::unique_ptr<Primitive> p;
-          REQUIRE(r.create_conversion({{from, dt, t}, {to, dt, t}}, s, QuantParams{0.1f, 0}, &p).is_ok());
-          Tensor x = Tensor::create(s, dt, from), y = Tensor::create(s, dt, to);
-          const size_t b = dtype_bytes(dt);
-          auto* xb = static_cast<uint8_t*>(x.data());
-          for (size_t i = 0; i < x.bytes(); ++i) xb[i] = uint8_t((i * 131 + i / 251) % 253);
-          std::memset(y.data(), 0xAB, y.bytes());
-          REQUIRE(p->reshape({s}).is_ok());
-          REQUIRE(p->setup({x.data()}, y.data(), nullptr).is_ok());
-          REQUIRE(p->run().is_ok());
-          int64_t wrong = 0;
-          for (int64_t n = 0; n < s.n; ++n)
-            for (int64_t c = 0; c < s.c; ++c)
-              for (int64_t h = 0; h < s.h; ++h)
-                for (int64_t w = 0; w < s.w; ++w) {
-                  const int64_t i = plain_offset(from, s, n, c, h, w), o = plain_offset(to, s, n, c, h, w);
-                  wrong += std::memcmp(xb + i * b, static_cast<uint8_t*>(y.data()) + o * b, b) != 0;
-                }
-          CHECK(wrong == 0);
-        }
+        for (Layout from : all_layouts())
+          for (Layout to : all_layouts()) {
+            if (from == to) continue;
+            CAPTURE(s.to_string());
+            CAPTURE(to_string(dt));
+            CAPTURE(to_string(from));
+            CAPTURE(to_string(to));
+            CAPTURE(t);
+            std::unique_ptr<Primitive> p;
+            REQUIRE(r.create_conversion({{from, dt, t}, {to, dt, t}}, s, QuantParams{0.1f, 0}, &p).is_ok());
+            Tensor x = Tensor::create(s, dt, from), y = Tensor::create(s, dt, to);
+            const size_t b = dtype_bytes(dt);
+            auto* xb = static_cast<uint8_t*>(x.data());
+            auto* yb = static_cast<uint8_t*>(y.data());
+            for (size_t i = 0; i < x.bytes(); ++i) xb[i] = uint8_t((i * 131 + i / 251) % 253);
+            std::memset(yb, 0xAB, y.bytes());  // poison, padding included
+            REQUIRE(p->reshape({s}).is_ok());
+            REQUIRE(p->setup({x.data()}, y.data(), nullptr).is_ok());
+            REQUIRE(p->run().is_ok());
+            int64_t wrong = 0, padding_not_zero = 0;
+            const int block = layout_block(to), cp = block > 1 ? (s.c + block - 1) / block * block : s.c;
+            for (int n = 0; n < s.n; ++n)
+              for (int c = 0; c < cp; ++c)
+                for (int h = 0; h < s.h; ++h)
+                  for (int w = 0; w < s.w; ++w) {
+                    const uint8_t* got = yb + y.offset(n, c, h, w) * b;
+                    if (c >= s.c) padding_not_zero += std::count(got, got + b, 0) != int(b);
+                    else wrong += std::memcmp(xb + x.offset(n, c, h, w) * b, got, b) != 0;
+                  }
+            CHECK(wrong == 0);
+            CHECK(padding_not_zero == 0);
+          }
 }
 
 TEST_CASE("quantise (f32 and bf16 to int8) equals the naive quantiser bit for bit on every span length") {

@@ -169,7 +169,8 @@ Strides strides_of(Layout l, const Shape& s) {
 }
 
 // Any layout to any other, one element at a time in the destination's order (sequential
-// writes). Blocked destinations get zero channel padding.
+// writes). Blocked destinations get zero channel padding. Left for nChw8c <-> nChw16c; plain
+// <-> blocked go through plain_blocked below (2.2-14x faster on the Zen 3 VM, bench_conversions).
 template <typename T>
 void reorder(int threads, const T* x, T* y, const Shape& s, Layout from, Layout to) {
   const Strides a = strides_of(from, s), z = strides_of(to, s);
@@ -196,6 +197,63 @@ void reorder(int threads, const T* x, T* y, const Shape& s, Layout from, Layout 
     });
 }
 
+// Plain to blocked and back. NCHW: per (image, channel block, row), a [channels][W] slab
+// transposed to [W][block] (register tiles). NHWC: per (image, row), each pixel's channels
+// split into the blocks, the source read once in order (block by block it was read once per
+// block, 2x slower at 8 channels than at 16). A blocked destination's padding channels get
+// zeros.
+
+// W runs of the block's n <= B channels, strides ld_x and ld_y apart. The lengths are fixed
+// so that the compiler moves whole vectors: with n variable GCC called memmove per pixel (3
+// channels: 5 ns a pixel).
+template <int B, typename T>
+void copy_runs(const T* __restrict x, int64_t ld_x, T* __restrict y, int64_t ld_y, int64_t runs, int64_t n) {
+  if (n == B) {
+    for (int64_t w = 0; w < runs; ++w)
+      for (int i = 0; i < B; ++i) y[w * ld_y + i] = x[w * ld_x + i];
+  } else {
+    for (int64_t w = 0; w < runs; ++w)
+      for (int i = 0; i < B; ++i)
+        if (i < n) y[w * ld_y + i] = x[w * ld_x + i];
+  }
+}
+
+template <int B, typename T>
+void plain_blocked(int threads, const T* x, T* y, const Shape& s, Layout plain, bool to_blocked) {
+  const int64_t hw = int64_t(s.h) * s.w, cb = (s.c + B - 1) / B, H = s.h, W = s.w, C = s.c;
+  const bool nchw = plain == Layout::kNCHW;
+  for (int n = 0; n < s.n; ++n) {
+    const T* xn = x + n * (to_blocked ? C : cb * B) * hw;
+    T* yn = y + n * (to_blocked ? cb * B : C) * hw;
+    // NCHW: items are (block, row); NHWC: rows, each over every block.
+    parallel_for(threads, nchw ? cb * H : H, [=](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t h = r % H;
+        for (int64_t blk = nchw ? r / H : 0; blk < (nchw ? r / H + 1 : cb); ++blk) {
+          const int64_t c0 = blk * B, cn = std::min<int64_t>(B, C - c0);
+          const int64_t row = (blk * H + h) * W * B, plain_row = nchw ? c0 * hw + h * W : h * W * C + c0;
+          if (to_blocked) {
+            T* out = yn + row;
+            if (cn < B) std::memset(out, 0, sizeof(T) * W * B);  // one pass, not a short fill per pixel
+            if (nchw) transpose_block(xn + plain_row, hw, out, B, cn, W);
+            else copy_runs<B>(xn + plain_row, C, out, B, W, cn);
+          } else if (nchw) {
+            transpose_block(xn + row, B, yn + plain_row, hw, W, cn);
+          } else {
+            copy_runs<B>(xn + row, B, yn + plain_row, C, W, cn);
+          }
+        }
+      }
+    });
+  }
+}
+
+template <typename T>
+void plain_blocked(int threads, const T* x, T* y, const Shape& s, Layout plain, int b, bool to_blocked) {
+  if (b == 8) plain_blocked<8>(threads, x, y, s, plain, to_blocked);
+  else plain_blocked<16>(threads, x, y, s, plain, to_blocked);
+}
+
 class LayoutConvert : public ConvertPrim {
  public:
   using ConvertPrim::ConvertPrim;
@@ -213,7 +271,10 @@ class LayoutConvert : public ConvertPrim {
   void go(const T* x, T* y) {
     const Shape& s = out_shape_;
     const Layout a = d_.from.layout, b = d_.to.layout;
-    if (layout_block(a) > 1 || layout_block(b) > 1) return reorder(threads(), x, y, s, a, b);
+    const int ba = layout_block(a), bb = layout_block(b);
+    if (ba > 1 && bb > 1) return reorder(threads(), x, y, s, a, b);
+    if (bb > 1) return plain_blocked(threads(), x, y, s, a, bb, true);
+    if (ba > 1) return plain_blocked(threads(), x, y, s, b, ba, false);
     int64_t hw = int64_t(s.h) * s.w;
     // NCHW -> NHWC transposes [C][HW]; NHWC -> NCHW transposes [HW][C].
     transpose(threads(), x, y, s.n, a == Layout::kNCHW ? s.c : hw, a == Layout::kNCHW ? hw : s.c);
