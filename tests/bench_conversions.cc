@@ -34,8 +34,10 @@ void register_all() {
   const Format nchw{Layout::kNCHW, DType::kF32, 1}, nhwc{Layout::kNHWC, DType::kF32, 1};
   const Format nhwc_i8{Layout::kNHWC, DType::kI8, 1}, nchw_i8{Layout::kNCHW, DType::kI8, 1};
   const Format b8{Layout::kNCHW8C, DType::kF32, 1}, b16{Layout::kNCHW16C, DType::kF32, 1};
+  const Format nhwc_bf16{Layout::kNHWC, DType::kBF16, 1};
   const ConversionDesc descs[] = {{nchw, nhwc},       {nhwc, nchw},       {nchw_i8, nhwc_i8}, {nhwc_i8, nchw_i8},
                                   {nchw, nchw_i8},    {nhwc, nhwc_i8},    {nhwc_i8, nhwc},
+                                  {nhwc, nhwc_bf16},  {nhwc_bf16, nhwc},  {nhwc_bf16, nhwc_i8},
                                   {nchw, b8},         {b8, nchw},         {nhwc, b8},         {b8, nhwc},
                                   {nchw, b16},        {b16, nchw},        {nhwc, b16},        {b16, nhwc}};
   for (const Shape& s : shapes)

@@ -195,6 +195,48 @@ TEST_CASE("quantise (f32 and bf16 to int8) equals the naive quantiser bit for bi
   }
 }
 
+// bf16 by its definition: the top 16 bits, rounded to nearest with ties to even on the low
+// 16; a NaN keeps its sign and top bits and is made quiet.
+static uint16_t naive_bf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if (std::isnan(x)) return uint16_t((u >> 16) | 0x40);
+  uint32_t top = u >> 16;
+  const uint32_t low = u & 0xffffu;
+  if (low > 0x8000u || (low == 0x8000u && (top & 1u))) ++top;
+  return uint16_t(top);
+}
+
+TEST_CASE("f32 -> bf16 equals the definition bit for bit on every span length, odd values included") {
+  const Registry& r = default_registry();
+  std::mt19937_64 rng(12);
+  for (int64_t n : {1, 3, 7, 8, 9, 15, 16, 17, 67, 1003}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (auto& v : x) {
+      const uint32_t bits = uint32_t(rng());
+      std::memcpy(&v, &bits, 4);  // any pattern: NaNs, infinities, denormals
+    }
+    // Exact ties (odd and even top), just either side of a tie, the largest finite float
+    // (rounds to infinity), signalling and negative NaNs.
+    const uint32_t odd[] = {0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x3f808001u, 0x7f7fffffu, 0xff7fffffu,
+                            0x7f800001u, 0xffc00000u, 0x7f800000u, 0x00000001u, 0x80008000u, 0x0u};
+    for (size_t k = 0; k < std::size(odd) && k < x.size(); ++k) std::memcpy(&x[(k * 5) % x.size()], &odd[k], 4);
+    for (int t : kThreadSets) {
+      INFO("n = " << n << ", threads " << t);
+      const Shape s{1, int(n), 1, 1};
+      Tensor in = Tensor::create(s, DType::kF32, Layout::kNHWC), out = Tensor::create(s, DType::kBF16, Layout::kNHWC);
+      std::memcpy(in.data(), x.data(), size_t(n) * 4);
+      std::unique_ptr<Primitive> p;
+      REQUIRE(r.create_conversion({{Layout::kNHWC, DType::kF32, t}, {Layout::kNHWC, DType::kBF16, t}}, s, {}, &p).is_ok());
+      REQUIRE(p->setup({in.data()}, out.data(), nullptr).is_ok());
+      REQUIRE(p->run().is_ok());
+      int wrong = 0;
+      for (int64_t i = 0; i < n; ++i) wrong += out.bf16()[i] != naive_bf16(x[size_t(i)]);
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 TEST_CASE("arena planner never overlaps live buffers and reuses dead ones") {
   std::mt19937_64 rng(9);
   for (int trial = 0; trial < 50; ++trial) {

@@ -362,6 +362,28 @@ void quantise_span(const float* x, int8_t* y, int64_t n, QuantiseFn q) {
   for (; i < n; ++i) y[i] = q(x[i]);
 }
 
+// f32 to bf16 over a span, 8 at a time with SSE2: f32_to_bf16's rounding (to nearest even)
+// and its NaN select on 32-bit lanes, then the high halves packed, sign-extended first so that
+// the signed saturating pack keeps every bit pattern. Bit-identical to f32_to_bf16; the scalar
+// loop ran at a third of bf16 -> f32's speed.
+void bf16_span(const float* x, uint16_t* y, int64_t n) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i one = _mm_set1_epi32(1), bias = _mm_set1_epi32(0x7fff), abs_mask = _mm_set1_epi32(0x7fffffff);
+  const __m128i inf = _mm_set1_epi32(0x7f800000), quiet = _mm_set1_epi32(0x40);
+  auto four = [&](const float* p) {
+    const __m128i u = _mm_castps_si128(_mm_loadu_ps(p)), hi = _mm_srli_epi32(u, 16);
+    const __m128i rounded = _mm_srli_epi32(_mm_add_epi32(_mm_add_epi32(u, bias), _mm_and_si128(hi, one)), 16);
+    const __m128i nan = _mm_cmpgt_epi32(_mm_and_si128(u, abs_mask), inf);  // signed: both below 2^31
+    const __m128i r = _mm_or_si128(_mm_and_si128(nan, _mm_or_si128(hi, quiet)), _mm_andnot_si128(nan, rounded));
+    return _mm_srai_epi32(_mm_slli_epi32(r, 16), 16);
+  };
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm_packs_epi32(four(x + i), four(x + i + 4)));
+#endif
+  for (; i < n; ++i) y[i] = f32_to_bf16(x[i]);
+}
+
 // bf16 to int8 through a small f32 buffer, so that both halves run vectorised.
 void quantise_bf16_span(const uint16_t* x, int8_t* y, int64_t n, QuantiseFn q) {
   constexpr int64_t kChunk = 256;
@@ -390,7 +412,7 @@ class DTypeConvert : public ConvertPrim {
     else if (a == DType::kI8 && b == DType::kF32) map_elements<int8_t, float>(t, x_, y_, s, l, deq);
     // (lambdas, not the functions themselves: a function pointer was called per element)
     else if (a == DType::kF32 && b == DType::kBF16)
-      map_elements<float, uint16_t>(t, x_, y_, s, l, [](float v) { return f32_to_bf16(v); });
+      map_spans<float, uint16_t>(t, x_, y_, s, l, [](const float* xs, uint16_t* ys, int64_t n) { bf16_span(xs, ys, n); });
     else if (a == DType::kBF16 && b == DType::kF32)
       map_elements<uint16_t, float>(t, x_, y_, s, l, [](uint16_t v) { return bf16_to_f32(v); });
     else if (a == DType::kBF16 && b == DType::kI8)
