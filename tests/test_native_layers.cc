@@ -1,6 +1,9 @@
 // Native non-conv layers (every registered descriptor) against the reference executor.
+#include <cmath>
+#include <cstring>
 #include <map>
 
+#include "libs/native/kernels.h"
 #include "libs/native/native.h"
 #include "libs/quant/quant.h"
 #include "tests/testers/layer_testers.h"
@@ -35,6 +38,47 @@ TEST_CASE("native layers match the reference") {
   // kinds x layouts x thread sets, layer norm's nChw16c / nChw8c, the int8 concat and the six
   // int8 activations
   CHECK(descriptors == 19 * 2 * 2 + 2 * 2 + 2 * 2 + 6 * 2 * 2);
+}
+
+// The 4-lane forms of the activations (kernels.h) against their scalar forms, bit for bit
+// (any NaN for a NaN): on NaNs, zeros of both signs, infinities, the clamps' edges and random values; spans of every
+// length mod 4, in place and not, alone and after a broadcast or elementwise add / multiply.
+template <typename F>
+static void check_lanes(F f, const std::vector<float>& a, const std::vector<float>& b) {
+  // (Which NaN an add of two NaNs returns depends on the operand order the compiler picked.)
+  auto same = [](float x, float y) { return (std::isnan(x) && std::isnan(y)) || std::memcmp(&x, &y, 4) == 0; };
+  for (int64_t n : {int64_t(1), int64_t(3), int64_t(4), int64_t(5), int64_t(8), int64_t(13), int64_t(a.size())}) {
+    const size_t m = size_t(n);
+    std::vector<float> y(m), in_place(a.begin(), a.begin() + n), yb(m), yk(m), yt(m);
+    native::act_span(a.data(), y.data(), n, f);
+    native::act_span(in_place.data(), in_place.data(), n, f);
+    native::op_act_span(a.data(), b.data(), 1, yb.data(), n, native::Plus{}, f);
+    native::op_act_span(a.data(), b.data() + 3, 0, yk.data(), n, native::Plus{}, f);
+    native::op_act_span(a.data(), b.data(), 1, yt.data(), n, native::Times{}, f);
+    int wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = size_t(i);
+      wrong += !same(y[k], f(a[k])) + !same(in_place[k], f(a[k])) + !same(yb[k], f(a[k] + b[k]));
+      wrong += !same(yk[k], f(a[k] + b[3])) + !same(yt[k], f(a[k] * b[k]));
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("native activations' 4-lane forms equal their scalar forms bit for bit") {
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<float> u(-9.f, 9.f);
+  std::vector<float> a = {NAN, -NAN, 0.f, -0.f, INFINITY, -INFINITY, -3.f, 3.f, 6.f, -6.f, 1e-40f, -1e-40f, 5.9999995f, -2.9999998f};
+  while (a.size() < 67) a.push_back(u(rng));
+  std::vector<float> b(a.size());
+  for (float& v : b) v = u(rng);
+  b[0] = -0.f, b[1] = NAN, b[4] = -INFINITY;
+  check_lanes(native::ActNone{}, a, b);
+  check_lanes(native::ActRelu{}, a, b);
+  check_lanes(native::ActRelu6{}, a, b);
+  check_lanes(native::ActHardSwish{}, a, b);
+  check_lanes(native::ActHardSigmoid{}, a, b);
+  check_lanes(native::ActSigmoid{}, a, b);  // (scalar only)
 }
 
 TEST_CASE("native int8 concat: inputs in the output's quantisation copied, others requantised, exactly") {

@@ -62,11 +62,7 @@ ConvGeom conv_geom(const Layer& l, const Shape& in, const Shape& out) {
 void bias_act_rows(int threads, float* c, int rows, int64_t cols, int64_t ldc, const float* bias, LayerKind act) {
   with_activation(act, [&](auto f) {
     parallel_for(threads, rows, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        float* p = c + r * ldc;
-        const float b = bias[r];
-        for (int64_t j = 0; j < cols; ++j) p[j] = f(p[j] + b);
-      }
+      for (int64_t r = r0; r < r1; ++r) op_act_span(c + r * ldc, bias + r, 0, c + r * ldc, cols, Plus{}, f);
     });
   });
 }
@@ -74,10 +70,7 @@ void bias_act_rows(int threads, float* c, int rows, int64_t cols, int64_t ldc, c
 void bias_act_cols(int threads, float* c, int64_t rows, int cols, int64_t ldc, const float* bias, LayerKind act) {
   with_activation(act, [&](auto f) {
     parallel_for(threads, rows, 8, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        float* p = c + r * ldc;
-        for (int j = 0; j < cols; ++j) p[j] = f(p[j] + bias[j]);
-      }
+      for (int64_t r = r0; r < r1; ++r) op_act_span(c + r * ldc, bias, 1, c + r * ldc, cols, Plus{}, f);
     });
   });
 }

@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "libs/native/native.h"
 #include "libs/ops/thread_pool.h"
@@ -21,13 +25,103 @@ struct ConvGeom {
 };
 ConvGeom conv_geom(const Layer& layer, const Shape& in, const Shape& out);
 
-// Activation functors: the kind is switched once outside the loop.
-struct ActNone { float operator()(float x) const { return x; } };
-struct ActRelu { float operator()(float x) const { return std::max(x, 0.f); } };
-struct ActRelu6 { float operator()(float x) const { return std::min(std::max(x, 0.f), 6.f); } };
-struct ActHardSwish { float operator()(float x) const { return x * std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); } };
-struct ActHardSigmoid { float operator()(float x) const { return std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); } };
+// Activation functors: the kind is switched once outside the loop. The clamping ones also
+// take 4 lanes: maxps(0, x) is std::max(x, 0.f) lane by lane (NaN and -0 included, as
+// minps(6, x) is std::min(x, 6.f)); from the scalar forms GCC built compare-and-blend
+// sequences in the portable build, 3x the instructions (relu6 at a third of XNNPACK's speed).
+struct ActNone {
+  static constexpr bool kLanes = true;
+  float operator()(float x) const { return x; }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 x) const { return x; }
+#endif
+};
+struct ActRelu {
+  static constexpr bool kLanes = true;
+  float operator()(float x) const { return std::max(x, 0.f); }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 x) const { return _mm_max_ps(_mm_setzero_ps(), x); }
+#endif
+};
+struct ActRelu6 {
+  static constexpr bool kLanes = true;
+  float operator()(float x) const { return std::min(std::max(x, 0.f), 6.f); }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 x) const { return _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), x)); }
+#endif
+};
+struct ActHardSwish {
+  static constexpr bool kLanes = true;
+  float operator()(float x) const { return x * std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 x) const {
+    const __m128 t = _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), _mm_add_ps(x, _mm_set1_ps(3.f))));
+    return _mm_mul_ps(_mm_mul_ps(x, t), _mm_set1_ps(1.f / 6.f));
+  }
+#endif
+};
+struct ActHardSigmoid {
+  static constexpr bool kLanes = true;
+  float operator()(float x) const { return std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 x) const {
+    const __m128 t = _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), _mm_add_ps(x, _mm_set1_ps(3.f))));
+    return _mm_mul_ps(t, _mm_set1_ps(1.f / 6.f));
+  }
+#endif
+};
 struct ActSigmoid { float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); } };
+
+#if defined(__SSE2__)
+// Whether f also takes 4 lanes (kLanes).
+template <typename F, typename = void>
+struct HasLanes : std::false_type {};
+template <typename F>
+struct HasLanes<F, std::void_t<decltype(F::kLanes)>> : std::true_type {};
+#endif
+
+// The two operations elementwise layers and conv epilogues combine with an activation.
+struct Plus {
+  float operator()(float a, float b) const { return a + b; }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 a, __m128 b) const { return _mm_add_ps(a, b); }
+#endif
+};
+struct Times {
+  float operator()(float a, float b) const { return a * b; }
+#if defined(__SSE2__)
+  __m128 operator()(__m128 a, __m128 b) const { return _mm_mul_ps(a, b); }
+#endif
+};
+
+/// y[i] = f(a[i]) for i < n; a and y the same buffer (in place) or not overlapping.
+template <typename F>
+void act_span(const float* a, float* y, int64_t n, F f) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  if constexpr (HasLanes<F>::value)
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, f(_mm_loadu_ps(a + i)));
+#endif
+  for (; i < n; ++i) y[i] = f(a[i]);
+}
+
+/// y[i] = f(op(a[i], b[i * b_step])) for i < n: b_step 1 elementwise, 0 one value for all.
+/// a (or b) and y may be the same buffer, never partly overlapping.
+template <typename Op, typename F>
+void op_act_span(const float* a, const float* b, int64_t b_step, float* y, int64_t n, Op op, F f) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  if constexpr (HasLanes<F>::value) {
+    if (b_step == 0) {
+      const __m128 k = _mm_set1_ps(b[0]);
+      for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, f(op(_mm_loadu_ps(a + i), k)));
+    } else {
+      for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, f(op(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i))));
+    }
+  }
+#endif
+  for (; i < n; ++i) y[i] = f(op(a[i], b[i * b_step]));
+}
 
 template <typename F>
 void with_activation(LayerKind kind, F&& f) {

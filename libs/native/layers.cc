@@ -17,33 +17,38 @@ class Eltwise : public LayerPrim {
   using LayerPrim::LayerPrim;
   bool can_run_in_place() const override { return true; }
   Status run() override {
-    LayerKind act = is_activation(layer_.kind) ? layer_.kind : layer_.fused_activation;
-    const int64_t total = out_shape_.elements();
+    const LayerKind kind = layer_.kind, act = is_activation(kind) ? kind : layer_.fused_activation;
+    const Shape& s = out_shape_;
     const float* a = x_[0];
     const float* b = x_.size() > 1 ? x_[1] : nullptr;
-    const Shape& s = out_shape_;
-    bool bcast = layer_.kind == LayerKind::kMul && in_[1].h * in_[1].w == 1 && s.h * s.w > 1;
+    float* y = y_;
+    if (kind == LayerKind::kMul && in_[1].h * in_[1].w == 1 && s.h * s.w > 1) return scale(a, b, y, act);
     with_activation(act, [&](auto f) {
-      parallel_for(threads_, total, 256, [&](int64_t i0, int64_t i1) {
-        if (layer_.kind == LayerKind::kAdd)
-          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i] + b[i]);
-        else if (layer_.kind == LayerKind::kMul && !bcast)
-          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i] * b[i]);
-        else if (layer_.kind == LayerKind::kMul)
-          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i] * b[scale_index(i)]);
-        else
-          for (int64_t i = i0; i < i1; ++i) y_[i] = f(a[i]);
+      parallel_for(threads_, s.elements(), 256, [=](int64_t i0, int64_t i1) {
+        if (kind == LayerKind::kAdd) op_act_span(a + i0, b + i0, 1, y + i0, i1 - i0, Plus{}, f);
+        else if (kind == LayerKind::kMul) op_act_span(a + i0, b + i0, 1, y + i0, i1 - i0, Times{}, f);
+        else act_span(a + i0, y + i0, i1 - i0, f);
       });
     });
     return Status::ok();
   }
 
  private:
-  int64_t scale_index(int64_t i) const {
+  // y = f(a * b) with b one value per (image, channel): per channel plane in NCHW, per pixel
+  // (b's C values in a row) in NHWC. (Per element, two divisions found b's index.)
+  Status scale(const float* a, const float* b, float* y, LayerKind act) const {
     const Shape& s = out_shape_;
-    const int64_t hw = int64_t(s.h) * s.w;
-    if (!nhwc_) return i / hw;  // (n*C + c)
-    return i / (hw * s.c) * s.c + i % s.c;
+    const int64_t hw = int64_t(s.h) * s.w, C = s.c;
+    const bool nhwc = nhwc_;
+    with_activation(act, [&](auto f) {
+      parallel_for(threads_, nhwc ? s.n * hw : s.n * C, [=](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          if (!nhwc) op_act_span(a + r * hw, b + r, 0, y + r * hw, hw, Times{}, f);
+          else op_act_span(a + r * C, b + r / hw * C, 1, y + r * C, C, Times{}, f);
+        }
+      });
+    });
+    return Status::ok();
   }
 };
 
