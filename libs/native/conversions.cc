@@ -170,7 +170,8 @@ Strides strides_of(Layout l, const Shape& s) {
 
 // Any layout to any other, one element at a time in the destination's order (sequential
 // writes). Blocked destinations get zero channel padding. Left for nChw8c <-> nChw16c; plain
-// <-> blocked go through plain_blocked below (2.2-14x faster on the Zen 3 VM, bench_conversions).
+// <-> blocked go through plain_blocked below (1.6-15x faster on the Zen 3 VM:
+// results/reference/zen3/transpose-ab/bench_conversions.md).
 template <typename T>
 void reorder(int threads, const T* x, T* y, const Shape& s, Layout from, Layout to) {
   const Strides a = strides_of(from, s), z = strides_of(to, s);
