@@ -43,31 +43,32 @@ struct ActRelu {
   __m128 operator()(__m128 x) const { return _mm_max_ps(_mm_setzero_ps(), x); }
 #endif
 };
+// min(max(x, 0), 6) in one lane or four: the clamp relu6, hardswish and hardsigmoid share.
+inline float clamp_0_6(float x) { return std::min(std::max(x, 0.f), 6.f); }
+#if defined(__SSE2__)
+inline __m128 clamp_0_6(__m128 x) { return _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), x)); }
+#endif
 struct ActRelu6 {
   static constexpr bool kLanes = true;
-  float operator()(float x) const { return std::min(std::max(x, 0.f), 6.f); }
+  float operator()(float x) const { return clamp_0_6(x); }
 #if defined(__SSE2__)
-  __m128 operator()(__m128 x) const { return _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), x)); }
+  __m128 operator()(__m128 x) const { return clamp_0_6(x); }
 #endif
 };
 struct ActHardSwish {
   static constexpr bool kLanes = true;
-  float operator()(float x) const { return x * std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); }
+  float operator()(float x) const { return x * clamp_0_6(x + 3.f) * (1.f / 6.f); }
 #if defined(__SSE2__)
   __m128 operator()(__m128 x) const {
-    const __m128 t = _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), _mm_add_ps(x, _mm_set1_ps(3.f))));
-    return _mm_mul_ps(_mm_mul_ps(x, t), _mm_set1_ps(1.f / 6.f));
+    return _mm_mul_ps(_mm_mul_ps(x, clamp_0_6(_mm_add_ps(x, _mm_set1_ps(3.f)))), _mm_set1_ps(1.f / 6.f));
   }
 #endif
 };
 struct ActHardSigmoid {
   static constexpr bool kLanes = true;
-  float operator()(float x) const { return std::min(std::max(x + 3.f, 0.f), 6.f) * (1.f / 6.f); }
+  float operator()(float x) const { return clamp_0_6(x + 3.f) * (1.f / 6.f); }
 #if defined(__SSE2__)
-  __m128 operator()(__m128 x) const {
-    const __m128 t = _mm_min_ps(_mm_set1_ps(6.f), _mm_max_ps(_mm_setzero_ps(), _mm_add_ps(x, _mm_set1_ps(3.f))));
-    return _mm_mul_ps(t, _mm_set1_ps(1.f / 6.f));
-  }
+  __m128 operator()(__m128 x) const { return _mm_mul_ps(clamp_0_6(_mm_add_ps(x, _mm_set1_ps(3.f))), _mm_set1_ps(1.f / 6.f)); }
 #endif
 };
 struct ActSigmoid { float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); } };
