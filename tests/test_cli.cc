@@ -18,7 +18,7 @@ using Result = CliResult;
 Result run(const std::string& args) { return run_layerwise(scratch_dir("lw_cli"), args); }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  fs::path p = fs::temp_directory_path() / ("lw_cli_" + std::to_string(::getpid()) + "_" + name);
+  fs::path p = scratch_dir("lw_cli") / name;
   std::ofstream(p) << text;
   return p.string();
 }
@@ -116,7 +116,7 @@ std::string tiny_experiment(const std::string& tag, const std::string& extra_sea
     {"name": "c2", "kind": "conv2d", "inputs": ["r1"], "out_channels": 8, "kernel": 3, "stride": 2},
     {"name": "g", "kind": "global-avg-pool", "inputs": ["c2"]}, {"name": "f", "kind": "flatten", "inputs": ["g"]},
     {"name": "fc", "kind": "fully-connected", "inputs": ["f"], "out_channels": 5, "bias": true}]})");
-  fs::path out = fs::temp_directory_path() / ("lw_cli_" + std::to_string(::getpid()) + "_" + tag + "_results");
+  fs::path out = scratch_dir("lw_cli") / (tag + "_results");
   return write_temp(tag + "_exp.json", R"({"model": ")" + net + R"(",
     "device": {"libraries": ["native", "openblas"], "threads": [1]},
     "profile": {"warmup": 0, "runs": 2, "max_runs": 2, "max_seconds": 0.1},
