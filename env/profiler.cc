@@ -1,29 +1,25 @@
-#include "env/profiler.h"
-#include "env/runtime_costs.h"
+// The profiler's main pass: every layer's implementations timed one by one, as the network
+// would run them (cold caches, inputs from their writers), identical layers once; then the
+// conversions and the runtime's own costs. profiler_impl.h says where the rest lives.
+#include "env/profiler_impl.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <random>
-#include <thread>
-#include <tuple>
 
 #include "env/conversion_costs.h"
 #include "env/device.h"
-#include "env/profiler_early_stop.h"
-#include "env/speed_probe.h"
+#include "env/runtime_costs.h"
 #include "libs/exec/memory_plan.h"
-#include "libs/ir/network_json.h"
 #include "libs/quant/quant.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
 
-namespace {
+namespace profiling {
 
-using clock_type = std::chrono::steady_clock;
+namespace {
 
 // Identical layers (kind, parameters, shapes) have identical costs.
 std::string layer_signature(const Layer& l, const std::vector<Shape>& in, LayerKind next_activation) {
@@ -38,55 +34,6 @@ std::string layer_signature(const Layer& l, const std::vector<Shape>& in, LayerK
   return s + buf;
 }
 
-int format_index(const Lut& lut, const Format& f) {
-  for (size_t i = 0; i < lut.formats.size(); ++i)
-    if (lut.formats[i] == f) return int(i);
-  return -1;
-}
-
-int depth_of(const Network& net, int i, const std::vector<int>& depth) {
-  int d = 0;
-  for (int p : net.layers[i].inputs) d = std::max(d, depth[p] + 1);
-  return d;
-}
-
-Lut skeleton(const Network& net, const ProfileOptions& o) {
-  Lut lut;
-  lut.model_name = net.name;
-  lut.model_hash = model_hash(net);
-  lut.device_json = device_fingerprint().dump();
-  lut.protocol_json = o.protocol.to_json().dump();
-  for (const Format& f : all_formats())
-    if (std::find(o.threads.begin(), o.threads.end(), f.threads) != o.threads.end()) lut.formats.push_back(f);
-  lut.output_format = format_index(lut, Format{Layout::kNCHW, DType::kF32, o.threads.front()});
-  std::vector<int> depth(net.layers.size(), 0);
-  for (size_t i = 0; i < net.layers.size(); ++i) {
-    const Layer& l = net.layers[i];
-    depth[i] = depth_of(net, int(i), depth);
-    LutLayer ll;
-    ll.name = l.name;
-    ll.kind = l.kind;
-    ll.inputs = l.inputs;
-    ll.depth = depth[i];
-    ll.out_shape = {l.out.n, l.out.c, l.out.h, l.out.w};
-    lut.layers.push_back(std::move(ll));
-  }
-  // The network input arrives as NCHW f32 from the caller.
-  Impl in;
-  in.name = "input_nchw_f32";
-  in.library = "input";
-  in.algorithm = "default";
-  in.in_format = in.out_format = lut.output_format;
-  in.memory_bytes.output = net.layers[0].out.elements() * 4;
-  lut.layers[0].impls.push_back(in);
-  return lut;
-}
-
-bool wanted(const ImplDesc& d, const ProfileOptions& o) {
-  bool lib = o.libraries.empty() || std::find(o.libraries.begin(), o.libraries.end(), d.library) != o.libraries.end();
-  return lib && std::find(o.threads.begin(), o.threads.end(), d.threads) != o.threads.end();
-}
-
 // Quantisation used while timing int8 kernels: values do not change their speed, but whether
 // the zero point is 0 does: oneDNN compiles zero-point handling in only when it is nonzero
 // (libs/onednn/dnnl_conv.cc), and calibration gives nearly every activation a nonzero one
@@ -97,139 +44,6 @@ bool wanted(const ImplDesc& d, const ProfileOptions& o) {
 constexpr int32_t kSignedTimingZeroPoint = 3;
 QuantParams timing_quant(const Protocol& p, bool non_negative) {
   return {0.05f, non_negative ? p.int8_zero_point : kSignedTimingZeroPoint};
-}
-
-// Timings of a 2-thread implementation while the pair probe reads one core; between them the
-// probe is polled every kApartPollMs until it reads two cores, at most kApartWaitMs
-// (Profiler::timed_on_one_core).
-constexpr int kApartTries = 3;
-constexpr int kApartPollMs = 20, kApartWaitMs = 300;
-
-int64_t weight_floats(const Layer& l) { return int64_t(l.weights.size() + l.bias.size()); }
-
-int64_t network_weight_floats(const Network& net) {
-  int64_t n = 0;
-  for (const Layer& l : net.layers) n += weight_floats(l);
-  return n;
-}
-
-}  // namespace
-
-// The distinct activation elements one inference touches: its outputs placed in one arena
-// with reuse, as the executor plans them (libs/exec/memory_plan.h; without in-place steps,
-// which only shrink it). Every output's sum overstated it 4.5-11x on the bench models: on a
-// Zen 3 VM a 63.5 MiB flush (MobileNetV2's weights and every output) timed its oneDNN f32
-// convs 1.6-2.9x slower than the network ran them (results/reference/zen3/).
-int64_t network_arena_floats(const Network& net) {
-  std::vector<Buffer> b(net.layers.size());
-  for (size_t i = 0; i < b.size(); ++i) {
-    b[i] = {size_t(net.layers[i].out.elements()), int(i), int(i), -1};
-    for (int p : net.layers[i].inputs) b[p].last = std::max(b[p].last, int(i));
-  }
-  if (!b.empty()) b.back().last = int(b.size());  // the network's output is read after the run
-  return int64_t(plan_arena(b).arena_bytes);
-}
-
-namespace {
-
-// Early stop: see env/profiler_early_stop.h for why it cannot change what a search finds.
-enum class Look { kMayStop, kSecondLook, kToTheEnd };
-
-class Profiler {
- public:
-  Profiler(const Network& net, const Registry& reg, const ProfileOptions& o)
-      : net_(net), reg_(reg), o_(o), non_negative_(non_negative_outputs(net)) {}
-  Status run(Lut* lut);
-  Status remeasure(const std::vector<std::pair<int, std::string>>& which, Lut* lut);
-
- private:
-  Status measure_layer(int i, Lut& lut);
-  Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut, Look look,
-                    bool* from_cache = nullptr);
-  Status time_primitive(int i, const PrimitiveArgs& args, Look look, Impl* impl);
-  double pair_probe_for(int i, const ImplDesc& d) const;
-  bool timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt, double* polled);
-  double inference_estimate_ms(int i, const ImplDesc& d) const;
-  double weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const;
-  Status age_streamed_weights(Lut& lut);
-  bool two_thread_set() const;
-  bool far_aware() const;
-  using Stage = std::function<Status(const std::function<void()>& probe_between)>;
-  Status near_throughout(const char* what, const Stage& stage);
-  double probe_link() const;
-  double probe_pair(int layer, const std::string& impl = "") const;
-  double nearest_link() const;
-  bool apart_now(double nearest) const;
-  bool wait_for_near_cores(double nearest);
-  // An implementation timed again with the cores near, and how far they were the first time.
-  struct NearTiming {
-    Impl impl;
-    double far_link_ns = 0, pair_ratio = 0;
-  };
-  double far_link_at(size_t i) const;
-  double pair_ratio_at(size_t i) const;
-  std::string timed_apart_why(size_t i, double nearest) const;
-  bool timed_far(size_t i, double nearest) const;
-  size_t figure_of(size_t i, const std::string& key) const;
-  Status retime_far_layers(Lut& lut);
-  std::map<std::string, NearTiming> time_far_layers_again(const Lut& lut, double nearest);
-  Status keep_near_timings(const std::map<std::string, NearTiming>& again, double nearest, Lut& lut);
-  std::vector<size_t> likely_fastest_first(LayerKind kind, const std::vector<Candidate>& cands) const;
-  void second_look(int i, const ImplDesc& d, const Lut& lut, Impl* first);
-  std::string cache_key(int i, const ImplDesc& d) const;
-  size_t flush_bytes_for(const Layer& l, const Primitive& prim, DType activations) const;
-  int64_t count_work(int from) const;
-  void report(int layer, const std::string& current);
-  void charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl);
-
-  const Network& net_;
-  const Registry& reg_;
-  const ProfileOptions& o_;
-  std::map<std::string, Impl> cache_;  // signature + impl name -> measured impl
-  // Which layer's timing a cache key holds, and which one each (layer, key) row took: a layer
-  // near the cores' far spell may hold an identical layer's figure timed inside it.
-  std::map<std::string, int> timed_on_;
-  std::map<std::pair<int, std::string>, int> figure_of_;
-  std::vector<bool> non_negative_;     // per layer: its output is never negative (libs/quant)
-  Rivals rivals_;  // ok impls of the layer being measured
-  const Lut* lut_ = nullptr;  // the LUT being filled (its formats)
-  bool ageing_ = false;  // timing with weights an inference old (weights_age_ms)
-  // Per layer kind and impl name: median / best median of its group on the last layer of that
-  // kind. Measuring the likely fastest first lets the early stop cut the slower ones short.
-  std::map<std::pair<int, std::string>, double> rank_;
-  SpeedSamples speed_;  // the device's speed, probed before every layer (RuntimeCosts::speed_ms)
-  // The core link probed before layer i was timed (index i; 0: not probed, a resumed
-  // profile's layers) and after the last one (index layers): Protocol::far_cores_wait_s.
-  std::vector<double> link_at_;
-  // The cores' pair ratio probed at the same places (speed_probe.h probe_core_pair_ratio; 0:
-  // not probed): a layer timed with both vCPUs on one core is timed again like a far one.
-  std::vector<double> pair_at_;
-  double waited_s_ = 0;  // spent waiting for the cores to be near again
-  const int64_t net_weights_ = network_weight_floats(net_);
-  const int64_t net_arena_ = network_arena_floats(net_);
-  clock_type::time_point start_ = clock_type::now();
-  int64_t done_ = 0, total_ = 0;
-};
-
-int64_t Profiler::count_work(int from) const {
-  int64_t n = 0;
-  for (size_t i = from; i < net_.layers.size(); ++i)
-    for (const auto& c : reg_.candidates(net_, int(i)))
-      n += wanted(c.desc, o_) && c.supported.is_ok();
-  return n;
-}
-
-void Profiler::report(int layer, const std::string& current) {
-  if (!o_.progress) return;
-  ProfileProgress p;
-  p.layer = layer;
-  p.layers = int(net_.layers.size()) - 1;
-  p.done = done_;
-  p.total = total_;
-  p.current = current;
-  p.elapsed_s = std::chrono::duration<double>(clock_type::now() - start_).count();
-  p.eta_s = done_ > 0 ? p.elapsed_s / done_ * (total_ - done_) : 0;
-  o_.progress(p);
 }
 
 // Inside a network every other layer's weights and the activation arena pass through the
@@ -253,6 +67,42 @@ int64_t passing_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_
   return int64_t(element_bytes) * (net_weight_floats + (p.cover_activations ? net_arena_floats : 0));
 }
 
+}  // namespace
+
+bool wanted(const ImplDesc& d, const ProfileOptions& o) {
+  bool lib = o.libraries.empty() || std::find(o.libraries.begin(), o.libraries.end(), d.library) != o.libraries.end();
+  return lib && std::find(o.threads.begin(), o.threads.end(), d.threads) != o.threads.end();
+}
+
+int64_t weight_floats(const Layer& l) { return int64_t(l.weights.size() + l.bias.size()); }
+
+int64_t network_weight_floats(const Network& net) {
+  int64_t n = 0;
+  for (const Layer& l : net.layers) n += weight_floats(l);
+  return n;
+}
+
+int64_t Profiler::count_work(int from) const {
+  int64_t n = 0;
+  for (size_t i = from; i < net_.layers.size(); ++i)
+    for (const auto& c : reg_.candidates(net_, int(i)))
+      n += wanted(c.desc, o_) && c.supported.is_ok();
+  return n;
+}
+
+void Profiler::report(int layer, const std::string& current) {
+  if (!o_.progress) return;
+  ProfileProgress p;
+  p.layer = layer;
+  p.layers = int(net_.layers.size()) - 1;
+  p.done = done_;
+  p.total = total_;
+  p.current = current;
+  p.elapsed_s = std::chrono::duration<double>(clock_type::now() - start_).count();
+  p.eta_s = done_ > 0 ? p.elapsed_s / done_ * (total_ - done_) : 0;
+  o_.progress(p);
+}
+
 size_t Profiler::flush_bytes_for(const Layer& l, const Primitive& prim, DType activations) const {
   return cold_flush_bytes(o_.protocol, net_weights_, net_arena_, weight_floats(l),
                           prim.packed_weight_bytes(), shared_cache_bytes(), dtype_bytes(activations));
@@ -268,38 +118,6 @@ void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, cons
     s->runs += impl.latency_ms.runs;
     s->skipped += impl.status == ImplStatus::kSkipped;
   }
-}
-
-// A layer that reads its weights once per inference and little else: the output map is one
-// pixel (a batch-1 classifier, a squeeze-excite convolution).
-bool streams_weights(const Layer& l) { return l.out.h * l.out.w == 1 && weight_floats(l) > 0; }
-
-// One inference at the pace of a deployment that implementation d would sit in: the other
-// layers' fastest ok implementations on at most d's threads, f32 ones for an f32 d (an f32
-// deployment), any dtype otherwise (a quantised or mixed one). Conversions are left out.
-double Profiler::inference_estimate_ms(int i, const ImplDesc& d) const {
-  double sum = 0;
-  for (size_t j = 1; j < lut_->layers.size(); ++j) {
-    if (int(j) == i) continue;
-    double best = -1;
-    for (const Impl& m : lut_->layers[j].impls)
-      if (m.ok() && m.threads <= d.threads && (d.dtype_in != DType::kF32 || m.dtype == DType::kF32) &&
-          (best < 0 || m.latency_ms.cost_ms() < best))
-        best = m.latency_ms.cost_ms();
-    sum += std::max(best, 0.0);
-  }
-  return sum;
-}
-
-// How old d's weights (packed_bytes) are to be when timed (Protocol::age_streamed_weights), 0
-// for no wait: only while ageing, for layers that stream their weights. On a Zen 4 VM the
-// classifiers the search picked from first timings ran in the network 47 % (f32), 74 % (bf16)
-// and 199 % (int8) off their LUT figure on average, the ones it picked from aged timings 18,
-// 29 and 16 % (results/reference/weight-age/): oneDNN's int8 classifier of ResNet-50 timed
-// 0.059 ms a flush after its last read and ran 0.16 ms in the network.
-double Profiler::weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const {
-  if (!ageing_ || !o_.protocol.ages_streamed_weights() || packed_bytes == 0) return 0;
-  return streams_weights(net_.layers[i]) ? inference_estimate_ms(i, d) : 0;
 }
 
 Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Impl* impl) {
@@ -376,38 +194,6 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   charge(args.desc, std::chrono::duration<double>(t1 - t0).count(),
          std::chrono::duration<double>(clock_type::now() - t1).count(), *impl);
   return Status::ok();
-}
-
-// The pair probe around a 2-thread implementation's runs (0: not probed, for a 1-thread one
-// or without the far-cores wait).
-double Profiler::pair_probe_for(int i, const ImplDesc& d) const {
-  return d.threads >= 2 && far_aware() ? probe_pair(i, d.name()) : 0;
-}
-
-// Whether the runs just timed ran with the two cores computing as one (the larger pair probe
-// around them, `pair`) and are to be timed again: once the probe reads two cores again (or
-// kApartWaitMs passed), up to kApartTries timings in all, while Protocol::far_cores_wait_s
-// lasts (the far waits' budget, which the polling draws on too). A host's shared-core spell lasts a
-// fraction of a second to seconds (results/reference/zen3/shared-core/); one that outlasts the
-// tries keeps the last timing, which the layer's own probes then leave to retime_far_layers.
-// `polled`: the last poll's reading.
-bool Profiler::timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt, double* polled) {
-  if (!cores_shared(pair)) return false;
-  const bool again = attempt < kApartTries && waited_s_ < o_.protocol.far_cores_wait_s;  // (one budget for all waits)
-  if (o_.spent) ++(again ? o_.spent->shared_retried : o_.spent->shared_kept);
-  if (!again) return false;
-  char what[80];
-  std::snprintf(what, sizeof what, " (the two cores computed as one: pair ratio %.2f)", pair);
-  report(i, d.name() + what);
-  const auto t0 = clock_type::now();
-  for (int waited = 0; waited < kApartWaitMs; waited += kApartPollMs) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(kApartPollMs));
-    *polled = pair_probe_for(i, d);
-    if (!cores_shared(*polled)) break;
-  }
-  waited_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
-  if (o_.spent) o_.spent->far_wait_s = waited_s_;
-  return true;
 }
 
 std::string Profiler::cache_key(int i, const ImplDesc& d) const {
@@ -532,25 +318,6 @@ Status Profiler::measure_layer(int i, Lut& lut) {
   return Status::ok();
 }
 
-Status resume(const ProfileOptions& o, const Lut& fresh, Lut* lut, int* next_layer) {
-  std::string partial = o.out_path + ".partial";
-  *next_layer = 1;
-  if (o.out_path.empty() || !std::ifstream(partial).good()) return Status::ok();
-  Lut done;
-  LW_RETURN_IF_ERROR(load_lut(partial, &done));
-  std::string why;
-  if (done.model_hash != fresh.model_hash) why = "another model";
-  else if (done.device_json != fresh.device_json) why = "another device or library versions";
-  else if (done.protocol_json != fresh.protocol_json) why = "another protocol";
-  else if (done.formats.size() != fresh.formats.size()) why = "other thread sets";
-  if (!why.empty()) return invalid_argument(partial + ": checkpoint of " + why + "; delete it to start over");
-  for (size_t i = 1; i < done.layers.size(); ++i) lut->layers[i].impls = done.layers[i].impls;
-  lut->runtime.speed_ms = done.runtime.speed_ms;  // the speed probed so far, one sample per set
-  lut->runtime.core_link_ns = done.runtime.core_link_ns;
-  *next_layer = int(done.layers.size());
-  return Status::ok();
-}
-
 Status Profiler::run(Lut* out) {
   Lut lut = skeleton(net_, o_);
   lut_ = &lut;
@@ -619,326 +386,51 @@ Status Profiler::run(Lut* out) {
   return Status::ok();
 }
 
-// A row that ran when profiled: ok, or stopped early (not unsupported, failed or a fused
-// activation, which runs nothing).
-bool was_timed(const Impl& m) {
-  return !m.is_fused_consumer() && (m.status == ImplStatus::kOk || m.status == ImplStatus::kSkipped);
-}
+}  // namespace profiling
 
-// The row named `name` of `layer` (a LutLayer, const or not), null when there is none.
-template <class AnyLutLayer>
-auto find_impl(AnyLutLayer& layer, const std::string& name) -> decltype(&layer.impls.front()) {
-  for (auto& m : layer.impls)
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
-// Once every layer is in the LUT (so that an inference's time is known), the layers that
-// stream their weights are timed again with them an inference old (weights_age_ms) and the
-// LUT keeps that figure. Implementations the early stop skipped on the first timing are
-// timed to the end too: the age reorders them (XNNPACK's int8 classifier beat oneDNN's once
-// aged, results/reference/weight-age/). Done again on a resume: seconds to a minute.
-Status Profiler::age_streamed_weights(Lut& lut) {
-  if (!o_.protocol.ages_streamed_weights()) return Status::ok();
-  const auto t0 = clock_type::now();
-  ageing_ = true;
-  std::map<std::string, std::pair<Impl, double>> timed;  // by cache key: the aged impl, its age
-  for (int i = 1; i < int(net_.layers.size()); ++i) {
-    if (!streams_weights(net_.layers[i])) continue;
-    for (const Candidate& c : reg_.candidates(net_, i)) {
-      Impl* row = find_impl(lut.layers[size_t(i)], c.desc.name());
-      if (!row || !wanted(c.desc, o_) || !was_timed(*row)) continue;
-      // (the age time_primitive waits: the row holds the primitive's packed bytes)
-      const double age = weights_age_ms(i, c.desc, size_t(row->memory_bytes.weights));
-      if (age <= 0) continue;
-      const std::string key = cache_key(i, c.desc);
-      if (!timed.count(key)) {
-        report(i, c.desc.name() + " (weights an inference old)");
-        timed[key] = {measure_impl(i, c.desc, c.supported, lut, Look::kToTheEnd), age};
-      }
-      const auto& [aged, timed_at] = timed[key];  // (an identical layer's, as in the profile)
-      if (!aged.ok()) return failed("ageing: " + c.desc.name() + " on layer '" + net_.layers[i].name + "': " + aged.reason);
-      if (o_.spent)
-        o_.spent->aged.push_back({net_.layers[i].name, row->name, timed_at,
-                                  row->ok() ? row->latency_ms.median : row->latency_ms.min, aged.latency_ms.median});
-      row->latency_ms = aged.latency_ms;
-      row->status = ImplStatus::kOk;
-      row->reason.clear();
-    }
+// The distinct activation elements one inference touches: its outputs placed in one arena
+// with reuse, as the executor plans them (libs/exec/memory_plan.h; without in-place steps,
+// which only shrink it). Every output's sum overstated it 4.5-11x on the bench models: on a
+// Zen 3 VM a 63.5 MiB flush (MobileNetV2's weights and every output) timed its oneDNN f32
+// convs 1.6-2.9x slower than the network ran them (results/reference/zen3/).
+int64_t network_arena_floats(const Network& net) {
+  std::vector<Buffer> b(net.layers.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    b[i] = {size_t(net.layers[i].out.elements()), int(i), int(i), -1};
+    for (int p : net.layers[i].inputs) b[p].last = std::max(b[p].last, int(i));
   }
-  ageing_ = false;
-  if (o_.spent) o_.spent->aged_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-  return Status::ok();
+  if (!b.empty()) b.back().last = int(b.size());  // the network's output is read after the run
+  return int64_t(plan_arena(b).arena_bytes);
 }
-
-bool Profiler::two_thread_set() const {
-  return std::count(o_.threads.begin(), o_.threads.end(), 2) && available_thread_set_cpus() > 1;
-}
-
-bool Profiler::far_aware() const { return two_thread_set() && o_.protocol.far_cores_wait_s > 0; }
-
-// A stage timed over all edges or pools at once (the conversions, the hand-off matrix): it
-// starts with the cores near, and runs again (up to three times in all, while the wait lasts)
-// when they are far by its end or at a probe it takes between its parts (`probe_between`: the
-// conversions probe before each tensor shape, so a spell that begins and ends inside the
-// stage is caught too).
-Status Profiler::near_throughout(const char* what, const Stage& stage) {
-  for (int attempt = 0;; ++attempt) {
-    if (far_aware()) wait_for_near_cores(nearest_link());
-    bool far_inside = false;
-    const std::function<void()> probe_between = [&] {
-      if (far_aware() && !far_inside) far_inside = apart_now(nearest_link());
-    };
-    LW_RETURN_IF_ERROR(stage(probe_between));
-    const bool may_wait = far_aware() && waited_s_ < o_.protocol.far_cores_wait_s;  // (else it would run far again)
-    if (!may_wait || attempt == 2 || (!far_inside && !apart_now(nearest_link()))) return Status::ok();
-    if (o_.spent) o_.spent->far_stages_again.push_back(what);
-  }
-}
-
-double Profiler::probe_link() const { return probe_core_link_ns(o_.core_link_probe); }
-
-double Profiler::probe_pair(int layer, const std::string& impl) const {
-  return o_.core_pair_probe ? o_.core_pair_probe(layer, impl) : probe_core_pair_ratio();
-}
-
-// The cores are placed otherwise than for the profile's near timings: far apart, or on one core.
-bool Profiler::apart_now(double nearest) const { return core_link_far(probe_link(), nearest) || cores_shared(probe_pair(-1)); }
-
-// What "far" is measured from: the nearest the cores were at any probe of this profile. A
-// profile spent far throughout flags nothing, and its LUT describes the cores far apart.
-double Profiler::nearest_link() const {
-  double nearest = 0;
-  for (double ns : link_at_)
-    if (ns > 0 && (nearest == 0 || ns < nearest)) nearest = ns;
-  return nearest;
-}
-
-// Whether the cores are near now, and on two cores of their own, waiting for that within
-// what is left of Protocol::far_cores_wait_s.
-bool Profiler::wait_for_near_cores(double nearest) {
-  auto waiting = [&](double ns) {
-    char what[160];
-    std::snprintf(what, sizeof what, "waiting for the cores to be near again (%.0f ns, nearest %.0f ns; %.0f s of %.0f)",
-                  ns, nearest, waited_s_, o_.protocol.far_cores_wait_s);
-    report(int(net_.layers.size()) - 1, what);
-  };
-  for (;;) {
-    const bool near =
-        lw::wait_for_near_cores(nearest, o_.protocol.far_cores_wait_s, &waited_s_, o_.core_link_probe, waiting);
-    if (o_.spent) o_.spent->far_wait_s = waited_s_;
-    if (!near) return false;
-    const double pair = probe_pair(-1);
-    if (!cores_shared(pair)) return true;
-    if (waited_s_ >= o_.protocol.far_cores_wait_s) return false;
-    char what[160];
-    std::snprintf(what, sizeof what, "waiting for the cores to compute apart again (pair ratio %.2f; %.0f s of %.0f)",
-                  pair, waited_s_, o_.protocol.far_cores_wait_s);
-    report(int(net_.layers.size()) - 1, what);
-    const auto t = clock_type::now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    waited_s_ += std::chrono::duration<double>(clock_type::now() - t).count();
-  }
-}
-
-// The layers timed while the host had put the two vCPUs far apart (a probe before or after
-// the layer core_link_far of the profile's nearest) or on one core (cores_shared): their
-// 2-thread implementations are timed again, to the end, with the cores near and apart
-// (time_far_layers_again), and every layer that took one of those figures from the cache (an
-// identical layer) gets the new one (keep_near_timings). 1-thread implementations run on cpu0
-// alone and stay as they are.
-Status Profiler::retime_far_layers(Lut& lut) {
-  if (!far_aware()) return Status::ok();
-  const double nearest = nearest_link();
-  if (o_.spent) o_.spent->nearest_link_ns = nearest;
-  bool any_far = false;
-  for (size_t i = 1; i + 1 < link_at_.size(); ++i) any_far |= timed_far(i, nearest);
-  if (!any_far) return Status::ok();  // (the common case: no walk over every layer's rows)
-  const auto t0 = clock_type::now();
-  const double waited_before = waited_s_;  // (the first pass's polls wait on the same budget)
-  std::map<std::string, NearTiming> again = time_far_layers_again(lut, nearest);
-  LW_RETURN_IF_ERROR(keep_near_timings(again, nearest, lut));
-  if (o_.spent)
-    o_.spent->retimed_far_s =
-        std::chrono::duration<double>(clock_type::now() - t0).count() - (waited_s_ - waited_before);
-  return Status::ok();
-}
-
-double Profiler::far_link_at(size_t i) const { return std::max(link_at_[i], link_at_[i + 1]); }
-
-double Profiler::pair_ratio_at(size_t i) const { return std::max(pair_at_[i], pair_at_[i + 1]); }
-
-bool Profiler::timed_far(size_t i, double nearest) const {
-  return core_link_far(far_link_at(i), nearest) || cores_shared(pair_ratio_at(i));
-}
-
-// How layer i's timing was placed, for a row that keeps it: far apart, or on one core.
-std::string Profiler::timed_apart_why(size_t i, double nearest) const {
-  char why[120];
-  if (core_link_far(far_link_at(i), nearest))
-    std::snprintf(why, sizeof why, "timed with the cores far apart (%.0f ns, nearest %.0f ns", far_link_at(i), nearest);
-  else
-    std::snprintf(why, sizeof why, "timed with the two cores computing as one (pair ratio %.2f", pair_ratio_at(i));
-  return why;
-}
-
-size_t Profiler::figure_of(size_t i, const std::string& key) const {
-  auto it = figure_of_.find({int(i), key});
-  return it == figure_of_.end() ? i : size_t(it->second);
-}
-
-// The second timings, by cache key. A layer whose second timing ends with the cores far again
-// is timed once more (three tries); once the wait runs out no more layers are timed.
-std::map<std::string, Profiler::NearTiming> Profiler::time_far_layers_again(const Lut& lut, double nearest) {
-  std::map<std::string, NearTiming> again;
-  for (size_t i = 1; i + 1 < link_at_.size(); ++i) {
-    if (!timed_far(i, nearest)) continue;
-    std::vector<Candidate> todo;
-    for (const Candidate& c : reg_.candidates(net_, int(i))) {
-      const Impl* row = find_impl(lut.layers[i], c.desc.name());
-      const std::string key = cache_key(int(i), c.desc);
-      if (row && c.desc.threads == 2 && wanted(c.desc, o_) && was_timed(*row) && !again.count(key) &&
-          timed_far(figure_of(i, key), nearest))  // (not a near layer's figure it took from the cache)
-        todo.push_back(c);
-    }
-    std::map<std::string, Impl> layer;
-    for (int attempt = 0; attempt < 3 && layer.empty(); ++attempt) {
-      if (!wait_for_near_cores(nearest)) return again;
-      for (const Candidate& c : todo) {
-        report(int(i), c.desc.name() + " (timed with the cores far apart or on one core)");
-        layer[cache_key(int(i), c.desc)] = measure_impl(int(i), c.desc, c.supported, lut, Look::kToTheEnd);
-      }
-      if (apart_now(nearest)) layer.clear();  // far again (or on one core) by the end
-    }
-    for (auto& [key, impl] : layer) again[key] = {std::move(impl), far_link_at(i), pair_ratio_at(i)};
-  }
-  return again;
-}
-
-// Every 2-thread row with a second timing takes it; a row of a far layer without one keeps
-// its first timing and says why.
-Status Profiler::keep_near_timings(const std::map<std::string, NearTiming>& again, double nearest, Lut& lut) {
-  for (size_t j = 1; j + 1 < link_at_.size(); ++j)
-    for (const Candidate& c : reg_.candidates(net_, int(j))) {
-      Impl* row = c.desc.threads == 2 && wanted(c.desc, o_) ? find_impl(lut.layers[j], c.desc.name()) : nullptr;
-      if (!row || !was_timed(*row)) continue;
-      const std::string key = cache_key(int(j), c.desc);
-      auto it = again.find(key);
-      if (it == again.end()) {
-        const size_t from = figure_of(j, key);  // (an identical layer's timing, taken from the cache)
-        if (!timed_far(from, nearest)) continue;
-        char why[240];
-        std::snprintf(why, sizeof why, "%s%s%s); still so after %.0f s", timed_apart_why(from, nearest).c_str(),
-                      from == j ? "" : ", on the identical layer ", from == j ? "" : net_.layers[from].name.c_str(),
-                      waited_s_);
-        row->reason = row->reason.empty() ? why : row->reason + "; " + why;  // (a skipped one keeps its own)
-        if (o_.spent) ++o_.spent->far_kept;
-        continue;
-      }
-      const Impl& near = it->second.impl;
-      if (!near.ok()) return failed("far cores: " + row->name + " on '" + net_.layers[j].name + "': " + near.reason);
-      if (o_.spent)
-        o_.spent->retimed_far.push_back({net_.layers[j].name, row->name, it->second.far_link_ns,
-                                         row->ok() ? row->latency_ms.median : row->latency_ms.min,
-                                         near.latency_ms.median, it->second.pair_ratio});
-      row->latency_ms = near.latency_ms;
-      row->status = ImplStatus::kOk;
-      row->reason.clear();
-    }
-  return Status::ok();
-}
-
-Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which, Lut* lut) {
-  lut_ = lut;
-  ageing_ = true;  // as the LUT's second timing of the layers that stream their weights
-  total_ = int64_t(which.size());
-  start_thread_sets();
-  std::map<std::string, LatencyStats> timed;  // by cache key: identical layers share a figure
-  for (const std::pair<int, std::string>& w : which) {
-    const int i = w.first;
-    const std::string& name = w.second;  // (a structured binding cannot be captured in C++17)
-    if (i <= 0 || i >= int(net_.layers.size()) || size_t(i) >= lut->layers.size())
-      return invalid_argument("recheck: no layer " + std::to_string(i) + " in " + net_.name);
-    Impl* entry = find_impl(lut->layers[size_t(i)], name);
-    if (!entry) return invalid_argument("recheck: '" + name + "' is not in the LUT's layer '" + net_.layers[i].name + "'");
-    ++done_;
-    if (entry->is_fused_consumer()) continue;  // nothing runs
-    const std::vector<Candidate> cands = reg_.candidates(net_, i);
-    auto c = std::find_if(cands.begin(), cands.end(), [&](const Candidate& x) { return x.desc.name() == name; });
-    if (c == cands.end()) return invalid_argument("recheck: '" + name + "' is not in this build's registry");
-    const std::string key = cache_key(i, c->desc);
-    if (!timed.count(key)) {
-      report(i, name + " (recheck)");
-      Impl fresh = measure_impl(i, c->desc, c->supported, *lut, Look::kToTheEnd);
-      if (!fresh.ok()) return failed("recheck: " + name + " on layer '" + net_.layers[i].name + "': " + fresh.reason);
-      timed[key] = fresh.latency_ms;
-    }
-    const LatencyStats& now = timed[key];
-    if (entry->alone_ms && entry->alone_ms->median > 0) {  // timed in the network (lut refine): carried
-      const double to_network = entry->latency_ms.median / entry->alone_ms->median;  // there by its own ratio
-      entry->alone_ms = now;
-      entry->latency_ms = now;
-      entry->latency_ms.scale(to_network);
-      continue;
-    }
-    entry->latency_ms = now;
-  }
-  return Status::ok();
-}
-
-}  // namespace
 
 size_t cold_flush_bytes(const Protocol& p, int64_t net_weight_floats, int64_t net_arena_floats,
                         int64_t own_weight_floats, size_t packed_bytes, size_t shared_cache, size_t element_bytes) {
   if (!p.cold_cache || packed_bytes == 0) return 0;
   int64_t copies = 1;
   if (p.cover_activations) {
-    const int64_t passing = passing_bytes(p, net_weight_floats, net_arena_floats, element_bytes);
+    const int64_t passing = profiling::passing_bytes(p, net_weight_floats, net_arena_floats, element_bytes);
     const int64_t own = int64_t(packed_bytes);
     copies = (passing + own - 1) / own;
   } else if (own_weight_floats > 0) {
     copies = (net_weight_floats + own_weight_floats - 1) / own_weight_floats;
   }
   const size_t all = size_t(std::max<int64_t>(copies, 1) - 1) * packed_bytes;
-  size_t cap = size_t(kMaxCopies - 1) * packed_bytes;
+  size_t cap = size_t(profiling::kMaxCopies - 1) * packed_bytes;
   if (p.cover_shared_cache) cap = std::max(cap, shared_cache);
   return std::min(all, cap);
 }
 
 Status profile_network(const Network& net, const Registry& registry, const ProfileOptions& options, Lut* lut) {
   if (options.threads.empty()) return invalid_argument("profile: no thread set selected");
-  Profiler p(net, registry, options);
+  profiling::Profiler p(net, registry, options);
   return p.run(lut);
 }
 
 Status remeasure_impls(const Network& net, const Registry& registry, const ProfileOptions& options,
                        const std::vector<std::pair<int, std::string>>& which, Lut* lut) {
-  Profiler p(net, registry, options);
+  profiling::Profiler p(net, registry, options);
   return p.remeasure(which, lut);
-}
-
-std::string lut_refused_here(const Lut& lut, const Network& net, const Registry& registry) {
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < net.layers.size(); ++i) index[net.layers[i].name] = int(i);
-  for (const LutLayer& ll : lut.layers) {
-    auto at = index.find(ll.name);
-    if (at == index.end()) continue;  // lut_mismatch judges the model
-    std::map<std::string, Status> here;
-    for (const Impl& m : ll.impls) {
-      if (!m.ok() || m.is_fused_consumer() || m.library == "input") continue;
-      if (here.empty())
-        for (Candidate& c : registry.candidates(net, at->second)) here[c.desc.name()] = c.supported;
-      auto h = here.find(m.name);
-      if (h == here.end()) return m.name + " (layer '" + ll.name + "') is not an implementation of this build";
-      if (!h->second.is_ok()) return m.name + " (layer '" + ll.name + "') is refused here: " + h->second.message();
-    }
-  }
-  return "";
-}
-
-std::string lut_unusable_here(const Lut& lut, const Network& net, const Registry& registry) {
-  std::string why = lut_mismatch(lut, net);
-  return why.empty() ? lut_refused_here(lut, net, registry) : why;
 }
 
 }  // namespace lw
