@@ -212,6 +212,12 @@ Status create_im2row_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* ou
 Status create_kn2row_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
 Status create_winograd_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out);
 
+/// x (layout `from`) into y (layout `to`), same logical shape s, elements of element_bytes (1,
+/// 2 or 4: int8, bf16, f32) on `threads` threads; a blocked destination's padding channels get
+/// zeros (conversions_layout.cc).
+void convert_layout(int threads, const void* x, void* y, size_t element_bytes, const Shape& s, Layout from,
+                    Layout to);
+
 // Registration helpers (layers.cc, conversions.cc).
 void register_layers(Registry& r);
 void register_conversions(Registry& r);
