@@ -232,9 +232,11 @@ void add_shared_lines(const Problem& p, Model* m, CoinPackedVector* latency, con
   }
 }
 
-// Builds columns and rows; returns the latency and memory expressions as sparse vectors.
-void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVector* latency,
-           CoinPackedVector* memory, int* z) {
+// One column x per allowed implementation of every layer, one of them chosen (sum x = 1); its
+// latency (the network's output conversion on the last layer) and, in the whole-network model,
+// its memory enter the expressions.
+void add_choices(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVector* latency,
+                 CoinPackedVector* memory) {
   const Problem& p = env.problem();
   m->x.assign(p.offset[p.n], -1);
   for (int t = 0; t < p.n; ++t) {
@@ -251,51 +253,79 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
     }
     m->add_row(one, 1, 1);
   }
-  // A conversion (producer, from, to) is run once for all consumers (env/cost.h): its cost is on
-  // one variable w >= the edge variables of every edge that needs it.
-  std::map<std::tuple<int, int, int>, int> w;
-  std::vector<std::vector<PairCol>> pairs(p.edges.size());
-  for (size_t ei = 0; ei < p.edges.size(); ++ei) {
-    const Problem::Edge& e = p.edges[ei];
-    int kp = 0, kc = 0;
-    std::vector<int> fp, fc;
-    const auto cp = classes(p, e, true, &kp, &fp), cc = classes(p, e, false, &kc, &fc);
-    std::vector<int> rep_p(kp), rep_c(kc);  // a flat impl of each class
-    for (int a = 0; a < p.actions(e.producer); ++a) rep_p[cp[a]] = p.offset[e.producer] + a;
-    for (int b = 0; b < p.actions(e.consumer); ++b) rep_c[cc[b]] = p.offset[e.consumer] + b;
-    std::map<int, CoinPackedVector> need;  // w column -> its row for this edge: w - sum y >= 0
-    std::vector<CoinPackedVector> row_p(kp), col_c(kc);  // marginal rows: sum_l y[k][l] - sum_{a in k} x = 0
-    for (int a = 0; a < p.actions(e.producer); ++a)
-      if (m->x[p.offset[e.producer] + a] >= 0) row_p[cp[a]].insert(m->x[p.offset[e.producer] + a], -1.0);
-    for (int b = 0; b < p.actions(e.consumer); ++b)
-      if (m->x[p.offset[e.consumer] + b] >= 0) col_c[cc[b]].insert(m->x[p.offset[e.consumer] + b], -1.0);
-    std::vector<double> cost(size_t(kp) * kc, -1);
-    for (int a = 0; a < p.actions(e.producer); ++a)
-      for (int b = 0; b < p.actions(e.consumer); ++b) cost[size_t(cp[a]) * kc + cc[b]] = p.edge_cost(e, a, b);
-    for (int k = 0; k < kp; ++k)
-      for (int l = 0; l < kc; ++l) {
-        const double c = cost[size_t(k) * kc + l];
-        if (!std::isfinite(c) || row_p[k].getNumElements() == 0 || col_c[l].getNumElements() == 0) continue;
-        const int y = m->add_col(0, 0, 1, false);
-        row_p[k].insert(y, 1.0);
-        col_c[l].insert(y, 1.0);
-        if (p.has_shared_lines())
-          pairs[ei].push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]] + p.shared_read[rep_p[k]],
-                               p.shared_read[rep_p[k]], p.shared_write[rep_c[l]]});
-        if (c == 0) continue;
-        auto [it, fresh] = w.try_emplace({e.producer, fp[k], fc[l]}, -1);
-        if (fresh) {
-          it->second = m->add_col(0, 0, 1, false);
-          latency->insert(it->second, c);
-        }
-        auto& r = need[it->second];
-        if (r.getNumElements() == 0) r.insert(it->second, 1.0);
-        r.insert(y, -1.0);
+}
+
+// A conversion (producer, from, to) is run once for all consumers (env/cost.h): its cost is on
+// one variable w >= the edge variables of every edge that needs it (`w`, shared by the edges).
+using ConversionCols = std::map<std::tuple<int, int, int>, int>;
+
+// Edge e's pair columns y[k][l] (producer class k, consumer class l) with their marginal rows,
+// and the conversions they need; `pairs` gets what the shared lines need of each pair.
+void add_edge(const Problem& p, const Problem::Edge& e, Model* m, CoinPackedVector* latency, ConversionCols* w,
+              std::vector<PairCol>* pairs) {
+  int kp = 0, kc = 0;
+  std::vector<int> fp, fc;
+  const auto cp = classes(p, e, true, &kp, &fp), cc = classes(p, e, false, &kc, &fc);
+  std::vector<int> rep_p(kp), rep_c(kc);  // a flat impl of each class
+  for (int a = 0; a < p.actions(e.producer); ++a) rep_p[cp[a]] = p.offset[e.producer] + a;
+  for (int b = 0; b < p.actions(e.consumer); ++b) rep_c[cc[b]] = p.offset[e.consumer] + b;
+  std::map<int, CoinPackedVector> need;  // w column -> its row for this edge: w - sum y >= 0
+  std::vector<CoinPackedVector> row_p(kp), col_c(kc);  // marginal rows: sum_l y[k][l] - sum_{a in k} x = 0
+  for (int a = 0; a < p.actions(e.producer); ++a)
+    if (m->x[p.offset[e.producer] + a] >= 0) row_p[cp[a]].insert(m->x[p.offset[e.producer] + a], -1.0);
+  for (int b = 0; b < p.actions(e.consumer); ++b)
+    if (m->x[p.offset[e.consumer] + b] >= 0) col_c[cc[b]].insert(m->x[p.offset[e.consumer] + b], -1.0);
+  std::vector<double> cost(size_t(kp) * kc, -1);
+  for (int a = 0; a < p.actions(e.producer); ++a)
+    for (int b = 0; b < p.actions(e.consumer); ++b) cost[size_t(cp[a]) * kc + cc[b]] = p.edge_cost(e, a, b);
+  for (int k = 0; k < kp; ++k)
+    for (int l = 0; l < kc; ++l) {
+      const double c = cost[size_t(k) * kc + l];
+      if (!std::isfinite(c) || row_p[k].getNumElements() == 0 || col_c[l].getNumElements() == 0) continue;
+      const int y = m->add_col(0, 0, 1, false);
+      row_p[k].insert(y, 1.0);
+      col_c[l].insert(y, 1.0);
+      if (p.has_shared_lines())
+        pairs->push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]] + p.shared_read[rep_p[k]],
+                          p.shared_read[rep_p[k]], p.shared_write[rep_c[l]]});
+      if (c == 0) continue;
+      auto [it, fresh] = w->try_emplace({e.producer, fp[k], fc[l]}, -1);
+      if (fresh) {
+        it->second = m->add_col(0, 0, 1, false);
+        latency->insert(it->second, c);
       }
-    for (auto& r : row_p) m->add_row(r, 0, 0);
-    for (auto& r : col_c) m->add_row(r, 0, 0);
-    for (auto& [col, r] : need) m->add_row(r, 0, COIN_DBL_MAX);
+      auto& r = need[it->second];
+      if (r.getNumElements() == 0) r.insert(it->second, 1.0);
+      r.insert(y, -1.0);
+    }
+  for (auto& r : row_p) m->add_row(r, 0, 0);
+  for (auto& r : col_c) m->add_row(r, 0, 0);
+  for (auto& [col, r] : need) m->add_row(r, 0, COIN_DBL_MAX);
+}
+
+// The layer-by-layer memory model: a column z >= the memory of every layer's choice, which is
+// the memory expression; returns z.
+int add_layer_by_layer_memory(const Problem& p, Model* m, CoinPackedVector* memory) {
+  const int z = m->add_col(0, 0, COIN_DBL_MAX, false);
+  memory->insert(z, 1.0);
+  for (int t = 0; t < p.n; ++t) {
+    CoinPackedVector r;
+    r.insert(z, 1.0);
+    for (int a = 0; a < p.actions(t); ++a)
+      if (m->x[p.offset[t] + a] >= 0) r.insert(m->x[p.offset[t] + a], -double(impl_memory_bytes(p, p.offset[t] + a)) / kMemUnit);
+    m->add_row(r, 0, COIN_DBL_MAX);
   }
+  return z;
+}
+
+// Builds columns and rows; returns the latency and memory expressions as sparse vectors.
+void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVector* latency,
+           CoinPackedVector* memory, int* z) {
+  const Problem& p = env.problem();
+  add_choices(env, o, m, latency, memory);
+  ConversionCols w;
+  std::vector<std::vector<PairCol>> pairs(p.edges.size());
+  for (size_t ei = 0; ei < p.edges.size(); ++ei) add_edge(p, p.edges[ei], m, latency, &w, &pairs[ei]);
   if (p.has_handoffs()) {
     std::vector<std::vector<int>> exits;
     add_handoffs(p, m, latency, &exits);
@@ -303,17 +333,7 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
   }
   *z = -1;
   if (o.memory_model == MemoryModel::kPeak) add_peak_memory(p, m, memory);
-  if (o.memory_model == MemoryModel::kLayerByLayer) {  // z >= memory of every layer's choice
-    *z = m->add_col(0, 0, COIN_DBL_MAX, false);
-    memory->insert(*z, 1.0);
-    for (int t = 0; t < p.n; ++t) {
-      CoinPackedVector r;
-      r.insert(*z, 1.0);
-      for (int a = 0; a < p.actions(t); ++a)
-        if (m->x[p.offset[t] + a] >= 0) r.insert(m->x[p.offset[t] + a], -double(impl_memory_bytes(p, p.offset[t] + a)) / kMemUnit);
-      m->add_row(r, 0, COIN_DBL_MAX);
-    }
-  }
+  if (o.memory_model == MemoryModel::kLayerByLayer) *z = add_layer_by_layer_memory(p, m, memory);
 }
 
 }  // namespace
@@ -394,63 +414,6 @@ Status ilp_pareto(const DeploymentEnv& env, MemoryModel model, int points, std::
     LW_RETURN_IF_ERROR(st);
     front->push_back(std::move(s));
   }
-  return Status::ok();
-}
-
-// ---- The "ilp" agent: one solve, or a Pareto sweep when sweep_points > 1. ----
-
-namespace {
-constexpr int kDefaultSweepPoints = 0;
-struct IlpAgentConfig {
-  std::string memory_model = "whole_network";  // whole_network (TASO eq. 13), layer_by_layer (eq. 15) or peak (liveness)
-  double memory_budget_bytes = 0;              // minimum latency under this memory budget (0 = none)
-  double latency_budget_ms = 0;                // > 0: minimum memory under this latency budget instead
-  int sweep_points = kDefaultSweepPoints;      // > 1: Pareto sweep of the memory budget, one solve per point
-  double time_limit_s = kDefaultIlpTimeLimitS; // CBC time limit per solve
-};
-}  // namespace
-
-Status run_ilp(DeploymentEnv& env, const AgentRequest& req, SearchResult* out) {
-  IlpAgentConfig cfg;
-  JsonReader r = agent_config("ilp", req.config_json);
-  r.text("memory_model", &cfg.memory_model);
-  r.number("memory_budget_bytes", &cfg.memory_budget_bytes, 0, 1e18);
-  r.number("latency_budget_ms", &cfg.latency_budget_ms, 0, 1e12);
-  r.integer("sweep_points", &cfg.sweep_points, 0, 10000);
-  r.number("time_limit_s", &cfg.time_limit_s, 0, 1e6);
-  LW_RETURN_IF_ERROR(r.finish());
-  out->config_json = r.resolved().dump();
-  auto model = parse_memory_model(cfg.memory_model);
-  if (!model) return parse_error("ilp config: /memory_model: expected whole_network, layer_by_layer or peak");
-  const Problem& p = env.problem();
-  std::vector<IlpSolution> sols;
-  if (cfg.sweep_points > 1) {
-    LW_RETURN_IF_ERROR(ilp_pareto(env, *model, cfg.sweep_points, &sols));
-  } else {
-    IlpOptions o;
-    o.memory_model = *model;
-    o.memory_budget_bytes = int64_t(cfg.memory_budget_bytes);
-    o.latency_budget_ms = cfg.latency_budget_ms;
-    o.objective = cfg.latency_budget_ms > 0 ? IlpObjective::kMemory : IlpObjective::kLatency;
-    o.time_limit_s = cfg.time_limit_s;
-    sols.emplace_back();
-    LW_RETURN_IF_ERROR(solve_ilp(env, o, &sols.back()));
-  }
-  SolutionLog log(true);
-  bool all_optimal = true;
-  int64_t nodes = 0;
-  for (const auto& s : sols) {
-    log.add(s.assignment, s.latency_ms);
-    out->states_considered += s.variables;
-    all_optimal &= s.proven_optimal;
-    nodes += s.nodes;
-  }
-  log.finish(p, out);
-  const bool unconstrained = cfg.sweep_points <= 1 && cfg.memory_budget_bytes <= 0 && cfg.latency_budget_ms <= 0;
-  out->proven_optimal = all_optimal && (unconstrained || cfg.sweep_points > 1);
-  if (out->proven_optimal) out->lower_bound_ms = out->best_latency_ms;
-  out->note = "CBC: " + std::to_string(sols.size()) + " solve(s), " + std::to_string(nodes) + " B&B nodes, " +
-              (all_optimal ? "all proven optimal" : "NOT all proven optimal (time limit)");
   return Status::ok();
 }
 
