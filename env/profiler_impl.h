@@ -1,10 +1,11 @@
 /// \file
 /// The profiler's inside, for env/profiler*.cc only (env/profiler.h is its interface): the
-/// Profiler that profile_network and remeasure_impls run. Its members live in three files:
+/// Profiler that profile_network and remeasure_impls run. Its members live in four files:
 /// profiler.cc (the layers and their implementations, timed one by one), profiler_cores.cc
 /// (where the host put the two vCPUs while 2-thread implementations were timed; timing again
 /// what ran far apart or on one core) and profiler_retime.cc (the passes that time rows of a
-/// finished LUT again: weights an inference old, a bench's recheck). profiler_lut.cc builds
+/// finished LUT again: weights an inference old, a bench's recheck). profiler_warm.cc sets up
+/// the caches before a timed run as the network leaves them; profiler_lut.cc builds
 /// the LUT the profile fills and checks a LUT against this build.
 #pragma once
 #include <chrono>
@@ -58,9 +59,18 @@ class Profiler {
 
  private:
   Status measure_layer(int i, Lut& lut);
+  Status measure_graph_costs(Lut& lut);
   Impl measure_impl(int i, const ImplDesc& d, const Status& supported, const Lut& lut, Look look,
                     bool* from_cache = nullptr);
   Status time_primitive(int i, const PrimitiveArgs& args, Look look, Impl* impl);
+  // A primitive's buffers while it is timed (set_up_buffers): the WarmSet points into them.
+  struct Buffers {
+    std::vector<Tensor> inputs;
+    Tensor out;
+    std::vector<uint8_t> workspace;
+    WarmSet warm;
+  };
+  Status set_up_buffers(int i, const PrimitiveArgs& args, Primitive& prim, Buffers* b);
   double pair_probe_for(int i, const ImplDesc& d) const;
   bool timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt, double* polled);
   double inference_estimate_ms(int i, const ImplDesc& d) const;
