@@ -24,7 +24,7 @@ ConversionCostFn lut_conversion_cost(const Lut& lut);
 /// Fills lut->conversions for every edge whose producer and consumer impls differ in format,
 /// and for the network output (consumer -1 → lut->output_format). `before_each_shape`
 /// (optional) is called before the converters of each tensor shape are timed: the profiler
-/// probes the cores' distance there (a far spell inside the stage, env/profiler.cc).
+/// probes the cores' distance there (a far spell inside the stage, env/profiler_cores.cc).
 Status measure_conversions(const Network& net, const Registry& registry, const Protocol& protocol, Lut* lut,
                            const std::function<void()>& before_each_shape = nullptr);
 

@@ -25,7 +25,7 @@ nlohmann::json Protocol::to_json() const {
     // The activations as the arena the executor plans (every layer's output before
     // 2026-11-27, "weights+activations").
     j["copies_cover"] = "weights+arena";
-    // In the implementation's activation type (env/profiler.cc passing_bytes; f32 for
+    // In the implementation's activation type (env/profiler_warm.cc passing_bytes; f32 for
     // every implementation before 2026-11-25).
     j["network_bytes_in"] = "implementation-dtype";
   }
@@ -37,7 +37,7 @@ nlohmann::json Protocol::to_json() const {
     j["thread_pool"] = "awake";
     j["conversions"] = "as-layers";  // the output and pool as above (not so before 2026-11-24)
     // An output the primitive adds to (a residual) read back like an input (not so before
-    // the afternoon of 2026-11-24: env/profiler.cc time_primitive).
+    // the afternoon of 2026-11-24: env/profiler_warm.cc set_up_buffers).
     j["residual_starts_in"] = "private-cache";
     // Timed a second time, an inference after their last read (not so before 2026-11-26).
     if (ages_streamed_weights()) j["streamed_weights_age"] = "inference";

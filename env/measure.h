@@ -63,7 +63,7 @@ struct Protocol {
   /// per inference and little else (output map 1x1 with weights: batch-1 classifiers,
   /// squeeze-excite convolutions) are timed a second time at the end of the profile with
   /// those weights as old as in the network: the caller waits one inference
-  /// (env/profiler.cc inference_estimate_ms) between the read of the other data and the
+  /// (env/profiler_retime.cc inference_estimate_ms) between the read of the other data and the
   /// run. On a shared host other tenants evict L3 within milliseconds: the int8 classifiers
   /// ran 4-5x slower in the network than in a LUT that timed them a flush (~0.5 ms) after
   /// their last read (results/reference/l3-age/, weight-age/). `--no-weight-age`.
