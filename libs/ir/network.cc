@@ -43,6 +43,35 @@ Status window_shape(const Layer& l, const Shape& in, int out_c, Shape* out) {
   *out = Shape{in.n, out_c, oh, ow};
   return Status::ok();
 }
+
+// Add: both inputs of one shape. Mul: the same, or (squeeze-excite) the second input a
+// per-channel scale, N x C x 1 x 1.
+Status binary_shape(const Layer& l, const std::vector<Shape>& in, Shape* out) {
+  const bool scale = l.kind == LayerKind::kMul && in[1].n == in[0].n && in[1].c == in[0].c && in[1].h == 1 &&
+                     in[1].w == 1;
+  if (in[0] != in[1] && !scale) {
+    if (l.kind == LayerKind::kAdd)
+      return invalid_argument(where(l) + "input shapes differ: " + in[0].to_string() + " vs " + in[1].to_string());
+    return invalid_argument(where(l) + "second input must match " + in[0].to_string() + " or be " +
+                            std::to_string(in[0].n) + "x" + std::to_string(in[0].c) + "x1x1, got " + in[1].to_string());
+  }
+  *out = in[0];
+  return Status::ok();
+}
+
+// Concat along channels: every input of the first one's batch and spatial size.
+Status concat_shape(const Layer& l, const std::vector<Shape>& in, Shape* out) {
+  Shape s = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].n != s.n || in[i].h != s.h || in[i].w != s.w)
+      return invalid_argument(where(l) + "concat inputs differ outside channels: " + in[0].to_string() + " vs " +
+                              in[i].to_string());
+    s.c += in[i].c;
+  }
+  *out = s;
+  return Status::ok();
+}
+
 }  // namespace
 
 const char* to_string(LayerKind k) { return info(k).name; }
@@ -102,19 +131,8 @@ Status infer_layer_shape(const Layer& l, const std::vector<Shape>& in, Shape* ou
       *out = Shape{in[0].n, in[0].c * in[0].h * in[0].w, 1, 1};
       return Status::ok();
     case LayerKind::kAdd:
-      if (in[0] != in[1])
-        return invalid_argument(where(l) + "input shapes differ: " + in[0].to_string() + " vs " + in[1].to_string());
-      *out = in[0];
-      return Status::ok();
-    case LayerKind::kMul: {
-      // Squeeze-excite: the second input may be a per-channel scale (N x C x 1 x 1).
-      bool scale = in[1].n == in[0].n && in[1].c == in[0].c && in[1].h == 1 && in[1].w == 1;
-      if (in[0] != in[1] && !scale)
-        return invalid_argument(where(l) + "second input must match " + in[0].to_string() + " or be " +
-                                std::to_string(in[0].n) + "x" + std::to_string(in[0].c) + "x1x1, got " + in[1].to_string());
-      *out = in[0];
-      return Status::ok();
-    }
+    case LayerKind::kMul:
+      return binary_shape(l, in, out);
     case LayerKind::kChannelShuffle:
       if (l.groups < 1 || in[0].c % l.groups)
         return invalid_argument(where(l) + "groups " + std::to_string(l.groups) + " must divide channels " +
@@ -128,17 +146,8 @@ Status infer_layer_shape(const Layer& l, const std::vector<Shape>& in, Shape* ou
                                 in[0].to_string());
       *out = Shape{in[0].n, l.out_channels, in[0].h, in[0].w};
       return Status::ok();
-    case LayerKind::kConcat: {
-      Shape s = in[0];
-      for (size_t i = 1; i < in.size(); ++i) {
-        if (in[i].n != s.n || in[i].h != s.h || in[i].w != s.w)
-          return invalid_argument(where(l) + "concat inputs differ outside channels: " + in[0].to_string() + " vs " +
-                                  in[i].to_string());
-        s.c += in[i].c;
-      }
-      *out = s;
-      return Status::ok();
-    }
+    case LayerKind::kConcat:
+      return concat_shape(l, in, out);
     default:  // batch-norm, activations, softmax keep the shape
       *out = in[0];
       return Status::ok();
