@@ -44,17 +44,12 @@ Status window_shape(const Layer& l, const Shape& in, int out_c, Shape* out) {
   return Status::ok();
 }
 
-// Add: both inputs of one shape. Mul: the same, or (squeeze-excite) the second input a
-// per-channel scale, N x C x 1 x 1.
-Status binary_shape(const Layer& l, const std::vector<Shape>& in, Shape* out) {
-  const bool scale = l.kind == LayerKind::kMul && in[1].n == in[0].n && in[1].c == in[0].c && in[1].h == 1 &&
-                     in[1].w == 1;
-  if (in[0] != in[1] && !scale) {
-    if (l.kind == LayerKind::kAdd)
-      return invalid_argument(where(l) + "input shapes differ: " + in[0].to_string() + " vs " + in[1].to_string());
+// Mul: both inputs of one shape, or (squeeze-excite) the second a per-channel scale, N x C x 1 x 1.
+Status mul_shape(const Layer& l, const std::vector<Shape>& in, Shape* out) {
+  const bool scale = in[1].n == in[0].n && in[1].c == in[0].c && in[1].h == 1 && in[1].w == 1;
+  if (in[0] != in[1] && !scale)
     return invalid_argument(where(l) + "second input must match " + in[0].to_string() + " or be " +
                             std::to_string(in[0].n) + "x" + std::to_string(in[0].c) + "x1x1, got " + in[1].to_string());
-  }
   *out = in[0];
   return Status::ok();
 }
@@ -131,8 +126,12 @@ Status infer_layer_shape(const Layer& l, const std::vector<Shape>& in, Shape* ou
       *out = Shape{in[0].n, in[0].c * in[0].h * in[0].w, 1, 1};
       return Status::ok();
     case LayerKind::kAdd:
+      if (in[0] != in[1])
+        return invalid_argument(where(l) + "input shapes differ: " + in[0].to_string() + " vs " + in[1].to_string());
+      *out = in[0];
+      return Status::ok();
     case LayerKind::kMul:
-      return binary_shape(l, in, out);
+      return mul_shape(l, in, out);
     case LayerKind::kChannelShuffle:
       if (l.groups < 1 || in[0].c % l.groups)
         return invalid_argument(where(l) + "groups " + std::to_string(l.groups) + " must divide channels " +
