@@ -1,10 +1,15 @@
 #!/bin/bash
-# Touch test: oneDNN steps' in-network time with their packed weights read just before (LW_EXP_TOUCH=1)
-# against the same timing without the read (=2), alternated, 1 thread, the p80 LUTs.
+# Touch tests: oneDNN steps' in-network time (taken inside their run) with data read just before
+# them, by LW_EXP_TOUCH mode: 1 = packed weights, 2 = nothing (the control), 3 = output buffer and
+# workspace, 4 = all three (exp.patch). The modes alternate, 1 thread, this folder's p80 LUTs.
+# usage: run.sh BINARY PREFIX ROUNDS MODE...   (a build with exp.patch applied)
+#   run 1: run.sh /tmp/q/layerwise.touch  ""  3 1 2     (19:18 UTC; modes 1 and 2 run the same code
+#                                                         in the build without modes 3 and 4)
+#   run 2: run.sh /tmp/q/layerwise.touch2 t2. 4 2 3 4   (19:20-19:21 UTC)
 set -u
-for r in 1 2 3; do for M in mobilenetv2 mobilenetv3_large; do for e in 1 2; do
-  LW_EXP_TOUCH=$e /tmp/q/layerwise.touch bench --lut-dir /tmp/q/p80/luts --models $M --threads 1 --repeats 15 \
-    --labels opt-fp32,opt-int8 --out $M.e$e.r$r.csv --md $M.e$e.r$r.md --steps $M.e$e.r$r.steps.csv --quiet > /dev/null 2> $M.e$e.r$r.err
-  echo "$M e$e r$r $(date +%T)" >> log
+BIN=$1 PREFIX=$2 ROUNDS=$3; shift 3
+for r in $(seq 1 $ROUNDS); do for M in mobilenetv2 mobilenetv3_large; do for e in "$@"; do
+  O=$PREFIX$M.e$e.r$r
+  LW_EXP_TOUCH=$e $BIN bench --lut-dir /tmp/q/p80/luts --models $M --threads 1 --repeats 15 \
+    --labels opt-fp32,opt-int8 --out $O.csv --md $O.md --steps $O.steps.csv --quiet > /dev/null 2> $O.err
 done; done; done
-echo done > finished
