@@ -2,11 +2,15 @@
 """The touch tests' oneDNN conv and FC steps, summed per round, network against LUT (medians over
 the rounds). Run in a folder with the steps CSVs (tar xzf steps.tar.gz):
   touchagg.py       run.sh's  (M.eE.rR.steps.csv,    modes 1 = weights read, 2 = none) -> run1.txt
-  touchagg.py 2     run2.sh's (t2.M.eE.rR.steps.csv, modes 2, 3 = output + workspace, 4 = all) -> run2.txt"""
+  touchagg.py 2     run2.sh's (t2.M.eE.rR.steps.csv, modes 2, 3 = output + workspace, 4 = all) -> run2.txt
+  touchagg.py PREFIX MODE...   PREFIX.M.eE.rR.steps.csv of the modes given ("" for none)"""
 import collections, csv, glob, statistics, sys
 
-second = len(sys.argv) > 1 and sys.argv[1] == "2"
-prefix, modes = ("t2.", (2, 3, 4)) if second else ("", (1, 2))
+second = len(sys.argv) > 1  # a mode column (run 2 and later tests) instead of touch=True/False
+if len(sys.argv) > 2:  # touchagg.py PREFIX MODE...: another test's files (../../zen4-dec1/code-touch/)
+    prefix, modes = sys.argv[1], [int(x) for x in sys.argv[2:]]
+else:
+    prefix, modes = ("t2.", (2, 3, 4)) if second else ("", (1, 2))
 for m in ("mobilenetv2", "mobilenetv3_large"):
     for dep in ("opt-fp32", "opt-int8"):
         for e in modes:
