@@ -3,7 +3,7 @@
 the rounds). Run in a folder with the steps CSVs (tar xzf steps.tar.gz):
   touchagg.py       run.sh's  (M.eE.rR.steps.csv,    modes 1 = weights read, 2 = none) -> run1.txt
   touchagg.py 2     run2.sh's (t2.M.eE.rR.steps.csv, modes 2, 3 = output + workspace, 4 = all) -> run2.txt
-  touchagg.py PREFIX MODE...   PREFIX.M.eE.rR.steps.csv of the modes given ("" for none)"""
+  touchagg.py PREFIX MODE...   PREFIXM.eE.rR.steps.csv of the modes given (PREFIX with its dot, "" for none)"""
 import collections, csv, glob, statistics, sys
 
 second = len(sys.argv) > 1  # a mode column (run 2 and later tests) instead of touch=True/False
