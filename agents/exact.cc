@@ -17,7 +17,8 @@
 // S = every converted format, as before, a hub had F x C(R, <= k) choices: 6648 at 24 formats
 // and two consumers, against F x (1 + R) = 600 now.) Under a peak-memory limit (not pairwise) the
 // exact agent solves the ILP with the liveness memory model instead (agents/ilp.h), and so
-// it does for a LUT with thread-pool hand-offs (env/cost.h; not pairwise across fused layers).
+// it does for a LUT with thread-pool hand-offs or streamed outputs (env/cost.h; not pairwise
+// across fused layers).
 #include <algorithm>
 #include <numeric>
 
@@ -354,7 +355,7 @@ Status run_exact(DeploymentEnv& env, const AgentRequest& req, SearchResult* out)
   out->config_json = r.resolved().dump();
   // Hand-offs depend on the pool of the last step, which a fused pseudo-impl inherits from
   // further back: not pairwise, so the ILP (which linearises them) certifies the optimum.
-  if (env.memory_limited() || env.problem().has_handoffs()) return exact_by_ilp(env, out);
+  if (env.memory_limited() || env.problem().has_handoffs() || env.problem().has_streams()) return exact_by_ilp(env, out);
   const Problem& p = env.problem();
   const Classes k = impl_classes(env);
   PGraph g = build_graph(env, k);

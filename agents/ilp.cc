@@ -52,6 +52,9 @@ std::vector<int> classes(const Problem& p, const Problem::Edge& e, bool producer
     sig[0] = producer ? x.out_format : x.in_format;
     for (int j = 1; j < int(sig.size()); ++j) sig[j] = producer ? p.edge_cost(e, i, j - 1) : p.edge_cost(e, j - 1, i);
     if (p.has_shared_lines()) sig.insert(sig.end(), {double(p.pool[f]), p.shared_write[f], p.shared_read[f]});  // (one of each a class)
+    if (p.has_streams())  // a producer class leaves one share in memory, a consumer class pays one extra
+      sig.insert(sig.end(), producer ? std::initializer_list<double>{p.out_memory[f], double(p.pool[f] == Problem::kNoStep)}
+                                     : std::initializer_list<double>{p.in_memory[f]});
     auto [it, fresh] = ids.emplace(sig, int(ids.size()));
     if (fresh) format->push_back(int(sig[0]));
     cls[i] = it->second;
@@ -157,6 +160,13 @@ struct PairCol {
   double producer_charge, producer_read, consumer_charge;
 };
 
+// A pair whose producer class is a fused pseudo-impl, which streams as its absorber did (the
+// share column s[producer] of add_streams), and what its reader pays per unit of share.
+struct StreamedPair {
+  int y, producer;
+  double reader_ms;
+};
+
 // s >= sum(ys) (+ sum(also) - 1 when `also` is given), s in [0, 1]: with binary x the ys of an
 // edge hold exactly one 1 (its marginal rows), so s is 1 when a listed pair is chosen (and the
 // exit columns in `also` say so), 0 at the optimum otherwise. As tight as the y columns in the
@@ -232,6 +242,42 @@ void add_shared_lines(const Problem& p, Model* m, CoinPackedVector* latency, con
   }
 }
 
+// Streamed outputs through fused pseudo-impls (env/cost.h): s[t] >= the share the step exiting
+// layer t left in memory: sum of f x over layer t's steps, and s[t-1] when t's choice is a fused
+// pseudo-impl (s[t] >= s[t-1] + sum x_pseudo - 1). Each StreamedPair pays r x (s[j] and y): a
+// column z >= s[j] + y - 1, at cost r. s and z are only bounded below and cost >= 0, so at the
+// optimum they are exact on one-hot choices.
+void add_streams(const Problem& p, Model* m, CoinPackedVector* latency, const std::vector<StreamedPair>& streamed) {
+  if (streamed.empty()) return;
+  std::vector<int> share(p.n);
+  for (int t = 0; t < p.n; ++t) {
+    share[t] = m->add_col(0, 0, 1, false);
+    CoinPackedVector own, through;
+    own.insert(share[t], 1.0);
+    through.insert(share[t], 1.0);
+    for (int a = 0; a < p.actions(t); ++a) {
+      const int f = p.offset[t] + a, col = m->x[f];
+      if (col < 0) continue;
+      if (p.pool[f] != Problem::kNoStep && p.out_memory[f] > 0) own.insert(col, -p.out_memory[f]);
+      if (p.pool[f] == Problem::kNoStep && t > 0) through.insert(col, -1.0);
+    }
+    m->add_row(own, 0, COIN_DBL_MAX);
+    if (through.getNumElements() > 1) {
+      through.insert(share[t - 1], -1.0);
+      m->add_row(through, -1.0, COIN_DBL_MAX);
+    }
+  }
+  for (const StreamedPair& s : streamed) {
+    const int z = m->add_col(0, 0, 1, false);
+    latency->insert(z, s.reader_ms);
+    CoinPackedVector r;
+    r.insert(z, 1.0);
+    r.insert(share[s.producer], -1.0);
+    r.insert(s.y, -1.0);
+    m->add_row(r, -1.0, COIN_DBL_MAX);
+  }
+}
+
 // One column x per allowed implementation of every layer, one of them chosen (sum x = 1); its
 // latency (the network's output conversion on the last layer) and, in the whole-network model,
 // its memory enter the expressions.
@@ -260,9 +306,11 @@ void add_choices(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPa
 using ConversionCols = std::map<std::tuple<int, int, int>, int>;
 
 // Edge e's pair columns y[k][l] (producer class k, consumer class l) with their marginal rows,
-// and the conversions they need; `pairs` gets what the shared lines need of each pair.
+// and the conversions they need; `pairs` gets what the shared lines need of each pair. Streamed
+// outputs (env/cost.h): a pair whose producer class leaves share f in memory costs f x its
+// reader's extra on y; a fused pseudo-producer's pairs go to `streamed` (add_streams).
 void add_edge(const Problem& p, const Problem::Edge& e, Model* m, CoinPackedVector* latency, ConversionCols* w,
-              std::vector<PairCol>* pairs) {
+              std::vector<PairCol>* pairs, std::vector<StreamedPair>* streamed) {
   int kp = 0, kc = 0;
   std::vector<int> fp, fc;
   const auto cp = classes(p, e, true, &kp, &fp), cc = classes(p, e, false, &kc, &fc);
@@ -288,6 +336,11 @@ void add_edge(const Problem& p, const Problem::Edge& e, Model* m, CoinPackedVect
       if (p.has_shared_lines())
         pairs->push_back({y, p.pool[rep_p[k]], p.pool[rep_c[l]], p.shared_write[rep_p[k]] + p.shared_read[rep_p[k]],
                           p.shared_read[rep_p[k]], p.shared_write[rep_c[l]]});
+      if (p.has_streams()) {
+        const double r = reader_in_memory_ms(p, e, rep_p[k] - p.offset[e.producer], rep_c[l] - p.offset[e.consumer]);
+        if (r > 0 && p.pool[rep_p[k]] == Problem::kNoStep) streamed->push_back({y, e.producer, r});
+        else if (r > 0 && p.out_memory[rep_p[k]] > 0) latency->insert(y, p.out_memory[rep_p[k]] * r);
+      }
       if (c == 0) continue;
       auto [it, fresh] = w->try_emplace({e.producer, fp[k], fc[l]}, -1);
       if (fresh) {
@@ -325,7 +378,9 @@ void build(const DeploymentEnv& env, const IlpOptions& o, Model* m, CoinPackedVe
   add_choices(env, o, m, latency, memory);
   ConversionCols w;
   std::vector<std::vector<PairCol>> pairs(p.edges.size());
-  for (size_t ei = 0; ei < p.edges.size(); ++ei) add_edge(p, p.edges[ei], m, latency, &w, &pairs[ei]);
+  std::vector<StreamedPair> streamed;
+  for (size_t ei = 0; ei < p.edges.size(); ++ei) add_edge(p, p.edges[ei], m, latency, &w, &pairs[ei], &streamed);
+  add_streams(p, m, latency, streamed);
   if (p.has_handoffs()) {
     std::vector<std::vector<int>> exits;
     add_handoffs(p, m, latency, &exits);

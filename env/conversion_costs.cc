@@ -23,8 +23,10 @@ int format_index(const Lut& lut, const Format& f) {
   return -1;
 }
 
+constexpr int kConverterInMemoryRuns = 10;
+
 Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape& shape, const Protocol& protocol,
-                       double* ms) {
+                       double* ms, double* in_memory_ms) {
   std::unique_ptr<Primitive> prim;
   LW_RETURN_IF_ERROR(reg.create_conversion(d, shape, kTimingQuant, &prim));
   Tensor in = Tensor::create(shape, d.from.dtype, d.from.layout);
@@ -46,18 +48,28 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   warm.start_as_in_network(protocol, out.data(), out.bytes(), conversion_pool(d));
   LW_RETURN_IF_ERROR(measure(protocol, [&] { return prim->run(); }, &stats, &warm));
   *ms = stats.cost_ms();
+  // Streamed outputs (env/cost.h): the same with the input in memory, as a producer that
+  // streams its output leaves it (a converter reads as fast as it copies).
+  if (in_memory_ms && protocol.cold_cache && protocol.streamed_outputs && in.bytes() >= kStreamProbeMinBytes) {
+    warm.buffers_in_memory = true;
+    Protocol p = protocol;
+    p.max_runs = std::min(p.max_runs, kConverterInMemoryRuns);
+    LW_RETURN_IF_ERROR(measure(p, [&] { return prim->run(); }, &stats, &warm));
+    *in_memory_ms = std::max(0.0, stats.cost_ms() - *ms);
+  }
   return Status::ok();
 }
 
 // Direct conversion costs on one tensor shape, measured, as the graph's edge weights.
+// `in_memory` gets each converter's extra with its input in memory (time_conversion).
 Status measured_graph(const Registry& reg, Lut& lut, const Shape& shape, const Protocol& protocol,
-                      std::unique_ptr<ConversionGraph>* out) {
+                      std::unique_ptr<ConversionGraph>* out, std::map<std::string, double>* in_memory) {
   std::map<std::string, double> ms;
   ConverterCosts record;
   record.shape = {shape.n, shape.c, shape.h, shape.w};
   for (const ConversionEntry& e : reg.conversions()) {
     if (format_index(lut, e.desc.from) < 0 || format_index(lut, e.desc.to) < 0) continue;
-    LW_RETURN_IF_ERROR(time_conversion(reg, e.desc, shape, protocol, &ms[e.desc.name()]));
+    LW_RETURN_IF_ERROR(time_conversion(reg, e.desc, shape, protocol, &ms[e.desc.name()], &(*in_memory)[e.desc.name()]));
     record.ms.emplace_back(e.desc.name(), ms[e.desc.name()]);
   }
   lut.converters.push_back(std::move(record));
@@ -81,8 +93,15 @@ std::set<int> formats_of(const LutLayer& l, bool output) {
   return s;
 }
 
-void add_edge(const Lut& lut, const ConversionGraph& g, int p, int c, const std::set<int>& to,
+// A graph of one tensor shape's measured converters, and their extras with the input in memory.
+struct ShapeConverters {
+  std::unique_ptr<ConversionGraph> graph;
+  std::map<std::string, double> in_memory;
+};
+
+void add_edge(const Lut& lut, const ShapeConverters& sc, int p, int c, const std::set<int>& to,
               std::vector<Conversion>* out) {
+  const ConversionGraph& g = *sc.graph;
   for (int f : formats_of(lut.layers[p], true))
     for (int t : to) {
       const Format &from = lut.formats[f], &dest = lut.formats[t];
@@ -96,6 +115,9 @@ void add_edge(const Lut& lut, const ConversionGraph& g, int p, int c, const std:
       cv.chain_ms = cost;
       for (const ConversionDesc& d : g.chain(from, dest)) cv.chain.push_back(d.name());
       if (cv.chain.size() == 1) cv.direct_ms = cost;
+      // The chain's first converter reads the producer's output; the rest read its copies.
+      if (auto it = cv.chain.empty() ? sc.in_memory.end() : sc.in_memory.find(cv.chain[0]); it != sc.in_memory.end())
+        cv.input_in_memory_ms = it->second;
       out->push_back(std::move(cv));
     }
 }
@@ -105,25 +127,25 @@ void add_edge(const Lut& lut, const ConversionGraph& g, int p, int c, const std:
 Status measure_conversions(const Network& net, const Registry& reg, const Protocol& protocol, Lut* lut,
                            const std::function<void()>& before_each_shape) {
   lut->converters.clear();
-  std::map<std::string, std::unique_ptr<ConversionGraph>> graphs;  // one per tensor shape
-  auto table_for = [&](const Shape& s, const ConversionGraph** g) -> Status {
-    auto& slot = graphs[s.to_string()];
-    if (!slot) {
+  std::map<std::string, ShapeConverters> graphs;  // one per tensor shape
+  auto table_for = [&](const Shape& s, const ShapeConverters** g) -> Status {
+    ShapeConverters& slot = graphs[s.to_string()];
+    if (!slot.graph) {
       if (before_each_shape) before_each_shape();
-      LW_RETURN_IF_ERROR(measured_graph(reg, *lut, s, protocol, &slot));
+      LW_RETURN_IF_ERROR(measured_graph(reg, *lut, s, protocol, &slot.graph, &slot.in_memory));
     }
-    *g = slot.get();
+    *g = &slot;
     return Status::ok();
   };
   std::vector<Conversion> out;
   for (size_t c = 1; c < net.layers.size(); ++c)
     for (int p : net.layers[c].inputs) {
-      const ConversionGraph* t = nullptr;
+      const ShapeConverters* t = nullptr;
       LW_RETURN_IF_ERROR(table_for(net.layers[p].out, &t));
       add_edge(*lut, *t, p, int(c), formats_of(lut->layers[c], false), &out);
     }
   int last = int(net.layers.size()) - 1;
-  const ConversionGraph* t = nullptr;
+  const ShapeConverters* t = nullptr;
   LW_RETURN_IF_ERROR(table_for(net.layers[last].out, &t));
   add_edge(*lut, *t, last, -1, {lut->output_format}, &out);
   lut->conversions = std::move(out);

@@ -128,6 +128,42 @@ void set_shared_lines(const Lut& lut, Problem* p) {
   }
 }
 
+int64_t elements_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return shape.empty() ? 0 : n;
+}
+
+// Only a LUT whose profile measured where outputs go, and where some step leaves one in memory
+// that a reader pays for.
+void set_streams(const Lut& lut, Problem* p) {
+  bool writes = false, reads = false;
+  for (const LutLayer& l : lut.layers)
+    for (const Impl& m : l.impls) writes |= m.ok() && m.output_in_memory > 0, reads |= m.ok() && m.input_in_memory_ms > 0;
+  for (const Conversion& c : lut.conversions) reads |= c.input_in_memory_ms > 0;
+  if (!writes || !reads) return;
+  for (const LutLayer& l : lut.layers)
+    for (const Impl& m : l.impls) {
+      p->out_memory.push_back(m.ok() ? m.output_in_memory : 0.0);
+      p->in_memory.push_back(m.ok() ? m.input_in_memory_ms : 0.0);
+    }
+  const int F = p->n_formats;
+  p->conv_in_memory.assign(size_t(p->n) * F * F, 0.0);
+  for (const Conversion& c : lut.conversions) {
+    if (c.producer < 0 || c.producer >= p->n || c.from_format < 0 || c.to_format < 0 || c.from_format >= F ||
+        c.to_format >= F)
+      continue;
+    const size_t at = (size_t(c.producer) * F + c.from_format) * F + c.to_format;
+    // (the record of the cheapest chain, as fill_conversions keeps)
+    if (c.chain_ms <= p->conv_ms[at]) p->conv_in_memory[at] = c.input_in_memory_ms;
+  }
+  for (const Problem::Edge& e : p->edges) {
+    int64_t all = 0;
+    for (int j : lut.layers[e.consumer].inputs) all += elements_of(lut.layers[j].out_shape);
+    p->in_share.push_back(all > 0 ? double(elements_of(lut.layers[e.producer].out_shape)) / double(all) : 0.0);
+  }
+}
+
 void fill_edges(const Lut& lut, Problem* p) {
   fill_conversions(lut, p);
   p->last_use.resize(p->n);
@@ -206,6 +242,7 @@ Status compile_problem(const Lut& lut, Problem* out) {
   set_handoffs(lut, &p);
   set_shared_lines(lut, &p);
   fill_edges(lut, &p);
+  set_streams(lut, &p);
   prune(&p);
   for (int i = 0; i < p.n; ++i) {
     bool any = false;
@@ -232,7 +269,32 @@ double conversion_in_ms(const Problem& p, const int* a, int t, int b) {
     }
     if (!paid) total += c;
   }
-  return total + handoff_in_ms(p, a, t, b) + shared_lines_in_ms(p, a, t, b);
+  return total + handoff_in_ms(p, a, t, b) + shared_lines_in_ms(p, a, t, b) + streamed_in_ms(p, a, t, b);
+}
+
+double written_in_memory(const Problem& p, const int* a, int j) {
+  for (int k = j; k >= 0; --k)
+    if (const int f = p.offset[k] + a[k]; p.pool[f] != Problem::kNoStep) return p.out_memory[f];
+  return 0.0;
+}
+
+double reader_in_memory_ms(const Problem& p, const Problem::Edge& e, int a_p, int b) {
+  if (!(p.edge_cost(e, a_p, b) < kInf)) return 0.0;
+  const int from = p.fields[p.offset[e.producer] + a_p].out_format, fb = p.offset[e.consumer] + b;
+  const int to = p.fields[fb].in_format, edge = int(&e - p.edges.data());
+  if (from == to) return p.in_share[edge] * p.in_memory[fb];
+  return p.conv_in_memory[(size_t(e.producer) * p.n_formats + from) * p.n_formats + to];
+}
+
+double streamed_in_ms(const Problem& p, const int* a, int t, int b) {
+  if (!p.has_streams() || t == 0) return 0.0;
+  double total = 0;
+  for (int e = p.in_begin[t]; e < p.in_begin[t + 1]; ++e) {
+    const Problem::Edge& edge = p.edges[e];
+    if (const double s = written_in_memory(p, a, edge.producer); s > 0)
+      total += s * reader_in_memory_ms(p, edge, a[edge.producer], b);
+  }
+  return total;
 }
 
 bool runs_in_place(LayerKind kind) {
@@ -286,6 +348,12 @@ double handoff_in_ms(const Problem& p, const int* a, int t, int b) {
   const int q = p.pool[p.offset[t] + b];
   double total = q == Problem::kNoStep ? 0.0 : p.handoff_ms(t, exit_pool(p, a, t - 1), q);
   if (t == p.n - 1) total += p.handoff_ms(t, q == Problem::kNoStep ? exit_pool(p, a, t - 1) : q, int(ThreadPoolId::kCaller));
+  return total;
+}
+
+double streamed_ms(const Problem& p, const std::vector<int>& a) {
+  double total = 0;
+  for (int t = 0; t < p.n && int(a.size()) == p.n; ++t) total += streamed_in_ms(p, a.data(), t, a[t]);
   return total;
 }
 

@@ -51,6 +51,17 @@
 /// shared too: a first-order model, which charged a quarter to a half of the caller steps'
 /// excess on the Zen 5 VM's five bench models (results/reference/shared-write/).
 ///
+/// Streamed outputs (Problem::has_streams: a LUT whose profile measured them,
+/// Protocol::streamed_outputs): some implementations leave their output in memory, as
+/// non-temporal stores do (oneDNN's f32 3x3 convs), where the profiler times every step with
+/// its inputs read back into the caches. Every edge whose producer's step left a share s of its
+/// output in memory charges s x what its reader pays for that: the consumer's
+/// input_in_memory_ms times the edge's share of its input elements when it reads the format,
+/// else the chain's first converter's (once per edge, as each reads it; a conversion shared by
+/// consumers is charged on each edge). Steps with weights and fused pseudo-impls pay nothing
+/// (the profiler does not time them so). A fused pseudo-impl's output is its absorber's
+/// (walking back). The ILP carries s per layer as a column (results/reference/streamed-outputs/).
+///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
 ///   memory = sum(weights) + max(workspace) + max over schedule steps i of
@@ -136,7 +147,15 @@ struct Problem {
   /// Per layer: an activation the executor may run in place (shared writes, case 2).
   std::vector<uint8_t> in_place;
 
+  /// Streamed outputs (a LUT that measured them; empty: none charged): per flat impl the share
+  /// of its output it leaves in memory (Impl::output_in_memory) and what its run takes longer
+  /// with its input there (Impl::input_in_memory_ms); per (producer, from, to), laid out as
+  /// conv_ms, the chain's first converter's (Conversion::input_in_memory_ms); per edge, the
+  /// producer's share of the consumer's input elements.
+  std::vector<double> out_memory, in_memory, conv_in_memory, in_share;
+
   bool has_handoffs() const { return !handoff.empty(); }
+  bool has_streams() const { return !out_memory.empty(); }
   bool has_shared_lines() const { return !shared_write.empty(); }
   /// Whether pool `q` has a thread on cpu1 (a step on it, not the caller's or no step).
   static bool on_cpu1(int q) { return q != kNoStep && q != int(ThreadPoolId::kCaller); }
@@ -171,6 +190,19 @@ double handoff_in_ms(const Problem& p, const int* assign, int t, int b);
 /// The shared lines charged at layer t for impl b given assign[j], j < t (the three cases
 /// above). Part of conversion_in_ms.
 double shared_lines_in_ms(const Problem& p, const int* assign, int t, int b);
+/// The streamed-output charge at layer t for impl b given assign[j], j < t (see above). Part
+/// of conversion_in_ms.
+double streamed_in_ms(const Problem& p, const int* assign, int t, int b);
+/// The share of layer j's output that the step which wrote it left in memory (a fused
+/// pseudo-impl's output is its absorber's, walking back).
+double written_in_memory(const Problem& p, const int* assign, int j);
+/// What impl b of edge e's consumer pays per unit of streamed share when the producer runs
+/// impl a_p: its own extra (times the edge's input share) when it reads the producer's format,
+/// else the first converter's of the chain; 0 on an impossible pair.
+double reader_in_memory_ms(const Problem& p, const Problem::Edge& e, int a_p, int b);
+/// The streamed outputs charged to a complete assignment, summed (a part of predict_latency_ms:
+/// `bench --steps` reports it apart, next to the steps it is charged for).
+double streamed_ms(const Problem& p, const std::vector<int>& assignment);
 /// The shared lines of a complete assignment, summed (a part of predict_latency_ms: `bench`
 /// reports it apart, next to the caller steps it is mostly charged for).
 double shared_lines_ms(const Problem& p, const std::vector<int>& assignment);

@@ -1,6 +1,7 @@
 #include "env/env.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace lw {
@@ -185,6 +186,12 @@ Observation DeploymentEnv::observe() const {
   if (!done())
     for (const int* j = live_begin(layer_); j != live_end(layer_); ++j) {
       h = mix(h + uint64_t(1 + out_class_[p.offset[*j] + assign_[*j]]));
+      if (p.has_streams()) {  // what its readers pay depends on the share its writer left in memory
+        const double s = written_in_memory(p, assign_.data(), *j);
+        uint64_t bits = 0;
+        std::memcpy(&bits, &s, sizeof bits);
+        h = mix(h + bits);
+      }
       if (p.fanout(*j) < 2) continue;
       uint64_t converted = 0;  // formats the executor already converted *j's output to
       for (int k = p.out_begin[*j]; k < p.out_begin[*j + 1]; ++k) {

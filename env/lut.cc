@@ -116,6 +116,8 @@ void read_impl(JsonReader& r, int n_formats, Impl* m) {
   };
   required_object(r, "latency_ms", latency(&m->latency_ms, need));
   if (r.value("alone_latency_ms")) r.object("alone_latency_ms", latency(&m->alone_ms.emplace(), true));
+  r.number("output_in_memory", &m->output_in_memory, 0, 1);
+  r.number("input_in_memory_ms", &m->input_in_memory_ms, 0, kAnyMs);
   required_object(r, "memory_bytes", [&](JsonReader& b) {
     b.integer("weights", &m->memory_bytes.weights, 0, INT64_MAX, need);
     b.integer("workspace", &m->memory_bytes.workspace, 0, INT64_MAX, need);
@@ -171,6 +173,7 @@ void read_conversion(JsonReader& r, const Lut& lut, Conversion* c) {
   const json* d = r.value("direct_ms");  // null: no direct converter
   if (d && !d->is_null()) r.number("direct_ms", &c->direct_ms, 0, kAnyMs);
   r.number("chain_ms", &c->chain_ms, 0, kAnyMs, true);
+  r.number("input_in_memory_ms", &c->input_in_memory_ms, 0, kAnyMs);
   r.texts("chain", &c->chain);
 }
 
@@ -358,6 +361,9 @@ json impl_json(const Impl& m) {
                {"workspace", m.memory_bytes.workspace},
                {"output", m.memory_bytes.output}}}};
   if (m.alone_ms) j["alone_latency_ms"] = latency_json(*m.alone_ms);
+  // (absent when 0, and in a LUT from before streamed outputs were measured)
+  if (m.output_in_memory > 0) j["output_in_memory"] = m.output_in_memory;
+  if (m.input_in_memory_ms > 0) j["input_in_memory_ms"] = m.input_in_memory_ms;
   return j;
 }
 
@@ -388,6 +394,7 @@ std::string lut_to_json(const Lut& lut) {
     json cj = {{"producer", c.producer}, {"consumer", c.consumer}, {"from_format", c.from_format},
                {"to_format", c.to_format}, {"chain_ms", c.chain_ms},  {"chain", c.chain}};
     cj["direct_ms"] = c.direct_ms >= 0 ? json(c.direct_ms) : json(nullptr);
+    if (c.input_in_memory_ms > 0) cj["input_in_memory_ms"] = c.input_in_memory_ms;
     j["conversions"].push_back(std::move(cj));
   }
   if (!lut.converters.empty()) {

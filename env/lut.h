@@ -67,6 +67,14 @@ struct Impl {
   /// explorer/measure/in_network.h): the figure the profiler timed alone, kept for reference.
   std::optional<LatencyStats> alone_ms;
   MemoryBytes memory_bytes;
+  /// Streamed outputs (env/cost.h): the share of its output this implementation leaves in
+  /// memory rather than in the caches (0 = all cached, 1 = as after non-temporal stores:
+  /// oneDNN's f32 3x3 convs), measured by reading the output right after its timed runs.
+  double output_in_memory = 0;
+  /// What this implementation's run takes longer when its input starts in memory instead of
+  /// the caches (ms, >= 0; measured for steps without weights: pools, activations, concat,
+  /// adds; 0 when not measured).
+  double input_in_memory_ms = 0;
 
   bool ok() const { return status == ImplStatus::kOk; }
   /// The activation-layer impl that stands for "already done by the fused producer".
@@ -90,6 +98,9 @@ struct Conversion {
   double direct_ms = -1;  // cost of a single direct converter; -1 when there is none
   double chain_ms = 0;
   std::vector<std::string> chain;  // converter names along the chain
+  /// What the chain's first converter takes longer when the producer's output starts in
+  /// memory (ms, >= 0; streamed outputs, env/cost.h; 0 when not measured).
+  double input_in_memory_ms = 0;
 };
 
 /// Measured cost of every direct converter on one tensor shape: the conversion graph's edge

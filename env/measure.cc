@@ -4,11 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 #include <random>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "libs/ops/thread_pool.h"
 
@@ -45,6 +49,9 @@ nlohmann::json Protocol::to_json() const {
   // A 2-thread producer's output written back in halves by its cores (read back by the caller
   // before 2026-11-28 night, and without this key).
   if (cold_cache && inputs_from_writers) j["inputs_start_in"] = "their-writers";
+  // Where each implementation leaves its output, and what steps without weights and
+  // converters pay for an input in memory (not so before 2026-12-02, and without this key).
+  if (cold_cache && streamed_outputs) j["streamed_outputs"] = "measured";
   // Layers timed with the cores far apart, timed again near (not so before 2026-11-26 noon).
   if (far_cores_wait_s > 0) j["far_cores"] = "timed-again-near";
   // ... and so are layers timed with the two vCPUs computing as one core (speed_probe.h
@@ -170,6 +177,60 @@ void write_back_halves(const std::vector<std::pair<const void*, size_t>>& buffer
   });
 }
 
+// Every line of a buffer out of every cache level (written back to memory if dirty).
+void flush_lines(const void* ptr, size_t bytes) {
+#if defined(__x86_64__) || defined(__SSE2__)
+  const char* b = static_cast<const char*>(ptr);
+  for (size_t i = 0; i < bytes; i += kLine) _mm_clflush(b + i);
+  _mm_mfence();
+#else
+  (void)ptr, (void)bytes;  // (no portable flush: the probe then reads 0)
+#endif
+}
+
+// One load per line in a scattered order (line i * stride mod lines, stride coprime to the
+// count): no prefetcher follows it, so the time counts the lines in memory, where a
+// sequential read hides them (oneDNN's 7x7 first conv: 3.2 MB read sequentially 0.071 ms
+// after it, 0.061 after plain stores, 0.145 from memory; scattered 0.41, 0.18, 0.49).
+double timed_scattered_read_ms(const void* ptr, size_t bytes) {
+  const size_t lines = bytes / kLine;
+  if (lines == 0) return 0;
+  size_t stride = 2654435761u % lines;
+  while (std::gcd(stride, lines) != 1) ++stride;
+  const volatile uint8_t* b = static_cast<const volatile uint8_t*>(ptr);
+  uint64_t sum = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0, at = 0; i < lines; ++i, at = (at + stride) % lines) sum += b[at * kLine];
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  g_sink = sum;
+  return ms;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Where the runs left the output (WarmSet::OutputProbe): a scattered read right after each run
+// (`after`) against the same read with the buffer as the profiler leaves a step's input (the
+// private caches evicted, then it read back) and from memory, medians of a few of each: the
+// share of the way from the one to the other. 0 when the two are too close to tell apart.
+double output_in_memory(const WarmSet::OutputProbe& probe, const std::vector<double>& after) {
+  constexpr int kReads = 5;
+  std::vector<double> cached, memory;
+  for (int i = 0; i < kReads; ++i) {
+    evict_private_caches(1, true);
+    g_sink = read_lines(probe.ptr, probe.bytes);
+    cached.push_back(timed_scattered_read_ms(probe.ptr, probe.bytes));
+    flush_lines(probe.ptr, probe.bytes);
+    memory.push_back(timed_scattered_read_ms(probe.ptr, probe.bytes));
+  }
+  const double c = median_of(cached), m = median_of(memory), a = median_of(after);
+  if (m < 1.2 * c) return 0;
+  return std::clamp((a - c) / (m - c), 0.0, 1.0);
+}
+
 // The job that wakes a pool before a cold run: a microsecond of spinning on each thread.
 constexpr double kWakeItemUs = 1.0;
 
@@ -247,9 +308,13 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
     if (warm->age_ms > 0) busy_for_us(warm->age_ms * 1e3);
     if (warm->evict) evict_private_caches(warm->threads, p.dirty_private);
     const bool halves = p.inputs_from_writers && warm->input_writers > 1 && available_thread_set_cpus() > 1;
-    if (halves) write_back_halves(warm->buffers);
+    if (warm->buffers_in_memory) {
+      for (const auto& [ptr, bytes] : warm->buffers) flush_lines(ptr, bytes);
+    } else if (halves) {
+      write_back_halves(warm->buffers);
+    }
     if (warm->wake) warm->wake();
-    if (!halves)
+    if (!halves && !warm->buffers_in_memory)
       for (const auto& [ptr, bytes] : warm->buffers) sum += read_lines(ptr, bytes);
     g_sink = sum;
   };
@@ -257,14 +322,16 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
     prepare();
     LW_RETURN_IF_ERROR(fn());
   }
-  std::vector<double> ms;
+  std::vector<double> ms, output_reads;
   ms.reserve(p.max_runs);
+  const WarmSet::OutputProbe* probe = warm && warm->output_probe.bytes > 0 && p.cold_cache ? &warm->output_probe : nullptr;
   auto start = clock::now();
   for (;;) {
     prepare();
     auto t0 = clock::now();
     LW_RETURN_IF_ERROR(fn());
     ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    if (probe) output_reads.push_back(timed_scattered_read_ms(probe->ptr, probe->bytes));
     if (give_up && (*give_up)(ms)) {
       if (gave_up) *gave_up = true;
       break;
@@ -281,6 +348,7 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
     }
   }
   *out = latency_stats(std::move(ms));
+  if (probe && probe->in_memory) *probe->in_memory = output_in_memory(*probe, output_reads);
   return Status::ok();
 }
 

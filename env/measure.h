@@ -79,6 +79,13 @@ struct Protocol {
   /// them written in halves (results/reference/pool-inputs/). Where a 1-thread step feeds a
   /// 2-thread one (or the reverse) the cost model charges the half that crosses.
   bool inputs_from_writers = true;
+  /// With cold_cache, streamed outputs (env/cost.h) are measured: where each implementation's
+  /// runs leave their output (Impl::output_in_memory) and, for steps without weights and for
+  /// converters, what a run takes longer with its input in memory (input_in_memory_ms). oneDNN's
+  /// f32 3x3 convs leave their output in memory as non-temporal stores do; a max-pool on 3.2 MB
+  /// of it ran 0.30-0.32 ms against 0.13 with its input in the caches, as profiled
+  /// (results/reference/streamed-outputs/). Not measured before 2026-12-02.
+  bool streamed_outputs = true;
   /// Whether streamed weights are timed an inference old: age_streamed_weights under the
   /// shared-cache protocol it belongs to.
   bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
@@ -144,6 +151,17 @@ struct WarmSet {
   /// The pool the step runs on in the network: measure() lends it to the step's parallel_for
   /// (ScopedRangePool), as the executor does, under every protocol.
   ThreadPoolId pool = ThreadPoolId::kCaller;
+  /// The buffers flushed to memory before each run instead of read back (the input a
+  /// streaming producer leaves: Protocol::streamed_outputs).
+  bool buffers_in_memory = false;
+  /// When set (bytes > 0), measure() reads this buffer, the step's output, right after each
+  /// timed run (untimed), and at the end after plain stores and from memory: *in_memory gets
+  /// where the runs left it, 0 (as plain stores) ... 1 (as in memory).
+  struct OutputProbe {
+    const void* ptr = nullptr;
+    size_t bytes = 0;
+    double* in_memory = nullptr;
+  } output_probe;
 
   /// Sets `pool`; with p.cold_cache and p.cover_shared_cache, a step that writes `out` on
   /// `pool` also starts as inside the network: the output read into the shared cache
@@ -172,6 +190,10 @@ using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 /// stopped the measurement (out then holds the runs made so far).
 Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStats* out, const WarmSet* warm = nullptr,
                const GiveUp* give_up = nullptr, bool* gave_up = nullptr);
+
+/// Outputs and inputs smaller than this are not probed for streamed outputs: they stay in L2,
+/// where memory and the caches differ by less than the timer resolves.
+constexpr size_t kStreamProbeMinBytes = size_t(256) << 10;
 
 /// Relative half-width of the ~95 % confidence interval of the median of `sorted` (ranks
 /// n/2 -+ 0.98 sqrt(n), distribution-free); infinity below 5 samples.

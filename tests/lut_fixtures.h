@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "env/lut.h"
@@ -99,6 +101,27 @@ inline Lut fanout_dag_lut(uint64_t seed, int n, int max_impls, int formats) {
   return lut;
 }
 
+/// Streamed outputs on a random LUT (env/cost.h): random shapes, about a third of the impls
+/// leaving a random share of their output in memory, random input-in-memory extras of impls
+/// and chains.
+inline void add_streams(Lut* lut, uint64_t seed) {
+  Rng rng(seed ^ 0x57ea4ULL);
+  for (LutLayer& l : lut->layers) {
+    l.out_shape = {1, 1 + rng.below(8), 1 + rng.below(4), 1 + rng.below(4)};
+    for (Impl& m : l.impls) {
+      if (rng.uniform() < 0.35) m.output_in_memory = rng.uniform();
+      if (rng.uniform() < 0.5) m.input_in_memory_ms = 3 * rng.uniform();
+    }
+  }
+  // One figure per (producer, from, to), as the profiler writes it (a chain depends on its tensor).
+  std::map<std::tuple<int, int, int>, double> extra;
+  for (Conversion& c : lut->conversions) {
+    auto [it, fresh] = extra.try_emplace({c.producer, c.from_format, c.to_format}, 0.0);
+    if (fresh && rng.uniform() < 0.6) it->second = 2 * rng.uniform();
+    c.input_in_memory_ms = it->second;
+  }
+}
+
 /// Peak memory of an assignment (the liveness model of env/cost.h), straight from the LUT.
 inline int64_t lut_peak_memory(const Lut& lut, const std::vector<int>& a) {
   const int n = int(lut.layers.size());
@@ -130,6 +153,30 @@ inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
       if (r.producer == p && r.from_format == from && r.to_format == to) best = std::min(best, r.chain_ms);
     return best;
   };
+  // Streamed outputs: what the first converter of the cheapest chain pays for an input in memory.
+  auto conv_in_memory = [&](int p, int from, int to) {
+    double best = inf, extra = 0;
+    for (const auto& r : lut.conversions)
+      if (r.producer == p && r.from_format == from && r.to_format == to && r.chain_ms < best)
+        best = r.chain_ms, extra = r.input_in_memory_ms;
+    return extra;
+  };
+  auto elements = [](const std::vector<int64_t>& s) {
+    int64_t e = 1;
+    for (int64_t d : s) e *= d;
+    return s.empty() ? 0.0 : double(e);
+  };
+  bool streams = false, reads = false;
+  for (const auto& l : lut.layers)
+    for (const auto& m : l.impls) streams |= m.ok() && m.output_in_memory > 0, reads |= m.ok() && m.input_in_memory_ms > 0;
+  for (const auto& r : lut.conversions) reads |= r.input_in_memory_ms > 0;
+  streams &= reads;
+  // The share left in memory by the step that wrote layer p's output: a fused pseudo-impl's
+  // is the layer before's, walking back.
+  auto written = [&](int p) {
+    while (p > 0 && lut.layers[p].impls[a[p]].library == "fused") --p;
+    return lut.layers[p].impls[a[p]].output_in_memory;
+  };
   const int n = int(lut.layers.size());
   std::vector<std::vector<int>> targets(n);  // formats each producer is converted to
   double total = 0;
@@ -147,6 +194,17 @@ inline double lut_latency(const Lut& lut, const std::vector<int>& a) {
         if (!(P.fused_activation && C.library == "fused" && P.out_format == C.in_format)) return inf;
       } else if (P.out_format != C.in_format) {
         if (std::find(targets[p].begin(), targets[p].end(), C.in_format) == targets[p].end()) targets[p].push_back(C.in_format);
+        if (conv(p, P.out_format, C.in_format) == inf) return inf;
+      }
+      if (!streams || i == 0) continue;
+      const double s = written(p);
+      if (s <= 0) continue;
+      if (P.out_format == C.in_format) {
+        double all = 0;
+        for (int q : ins) all += elements(lut.layers[q].out_shape);
+        total += all > 0 ? s * elements(lut.layers[p].out_shape) / all * C.input_in_memory_ms : 0.0;
+      } else {
+        total += s * conv_in_memory(p, P.out_format, C.in_format);
       }
     }
   }

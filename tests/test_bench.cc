@@ -571,7 +571,7 @@ TEST_CASE("the core link: probed with the speed on two CPUs, kept by the LUT, re
   CHECK(bench_markdown(two, "# t").find("more than 2x farther in 3 of ") != std::string::npos);
   CHECK(bench_csv(two).find(
             ",core_link_ns,core_link_profile_ns,core_link_far_rounds,timed_ms,near_rounds,measured_near_ms,near_wait_s,"
-            "shared_write_ms,shared_core_rounds\n") !=
+            "shared_write_ms,shared_core_rounds,streamed_ms\n") !=
         std::string::npos);
   for (const BenchRow& r : two) {
     CHECK(r.near_rounds >= 0);
@@ -675,7 +675,7 @@ TEST_CASE("bench: the rounds of a 2-thread block next to a pair probe that read 
   for (const BenchRow& r : rows) CHECK(r.shared_core_rounds == 2);
   const std::string md = bench_markdown(rows, "# t");
   CHECK(md.find("the two computing as one core (pair probe > 1.5) next to 2 of 3 rounds") != std::string::npos);
-  CHECK(bench_csv(rows).find(",2\n") != std::string::npos);
+  CHECK(bench_csv(rows).find(",2,0.0000\n") != std::string::npos);  // (shared_core_rounds, streamed_ms)
   for (const BenchRow& r : run([](int) { return 1.0; })) CHECK(r.shared_core_rounds == 0);
   for (const BenchRow& r : run([](int call) { return call == 3 ? 2.0 : 1.0; })) CHECK(r.shared_core_rounds == 1);  // after the last
 }
@@ -724,11 +724,12 @@ TEST_CASE("step residuals: each deployment's step means summed by class against 
   row.label = "opt-fp32";
   row.status = "ok";
   row.predicted_ms = 2.20;
-  row.shared_write_ms = 0.025;  // of the 0.06 the LUT figures leave: the rest charged is 0.035
+  row.shared_write_ms = 0.025;  // of the 0.06 the LUT figures leave: with the streamed inputs the rest charged is 0.025
+  row.streamed_ms = 0.010;
   row.measured_ms = 2.70;
   const std::string md = bench_residuals_markdown({row}, steps);
-  CHECK(md.find("| m | 2 | opt-fp32 | 2.200 | 2.700 | 2: 0.500 / 0.200 (+150 %) | 0.025 | 1: 2.000 / 1.900 (+5 %) | "
-                "1: 0.050 / 0.040 (+25 %) | 0.150 / 0.035 |") != std::string::npos);
+  CHECK(md.find("| m | 2 | opt-fp32 | 2.200 | 2.700 | 2: 0.500 / 0.200 (+150 %) | 0.025 | 0.010 | 1: 2.000 / 1.900 (+5 %) | "
+                "1: 0.050 / 0.040 (+25 %) | 0.150 / 0.025 |") != std::string::npos);
   CHECK(md.find("| m | 2 | opt-int8 | - | - |") != std::string::npos);  // no row, and a step without a figure
   CHECK(bench_residuals_markdown({row}, {}).empty());
 }

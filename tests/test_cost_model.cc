@@ -4,6 +4,8 @@
 // limit constrains the search itself (exact, ILP, episodic agents), not only the filter.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/ilp.h"
 #include "env/synthetic_lut.h"
 #include "tests/agent_fixtures.h"
@@ -58,6 +60,83 @@ TEST_CASE("one cost model: exact == ILP == brute force on 300 random DAGs with f
   }
   MESSAGE("solved " << solved << ", infeasible skipped " << infeasible << ", optimum with a shared conversion " << shared);
   CHECK(shared > 10);  // the cases the old per-edge model got wrong are really exercised
+}
+
+TEST_CASE("streamed outputs: exact == ILP == brute force on 200 random DAGs; the charge is the LUT's f x extra") {
+  int solved = 0, charged = 0;
+  for (uint64_t seed = 0; solved < 200; ++seed) {
+    Rng r(seed * 7919 + 11);
+    const int n = 4 + r.below(4), impls = 2 + r.below(3), formats = 2 + r.below(2);
+    Lut lut = fanout_dag_lut(seed, n, impls, formats);
+    add_streams(&lut, seed);
+    std::vector<int> brute;
+    const double want = brute_force(lut, &brute);
+    const std::optional<Problem> compiled = compile_feasible(lut, want);
+    if (!compiled) continue;
+    const Problem& p = *compiled;
+    CAPTURE(seed);
+    if (!p.has_streams()) continue;  // (no impl of this draw streams, or none pays for it)
+    DeploymentEnv env(p);
+    SearchResult ex = run_search("exact", env), ilp = run_search("ilp", env);
+    CHECK(ex.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+    CHECK(ilp.best_latency_ms == doctest::Approx(want).epsilon(1e-9));
+    CHECK(lut_latency(lut, ilp.best) == doctest::Approx(ilp.best_latency_ms).epsilon(1e-12));
+    double streamed = 0;
+    for (int t = 0; t < p.n; ++t) streamed += streamed_in_ms(p, brute.data(), t, brute[t]);
+    charged += streamed > 0;
+    ++solved;
+  }
+  MESSAGE("solved " << solved << ", optimum paying a streamed output " << charged);
+  CHECK(charged > 20);
+}
+
+TEST_CASE("streamed outputs: a pool after a streaming conv pays f x its extra, a conversion its first converter's") {
+  Lut lut;
+  lut.model_name = "streams";
+  lut.formats = {{Layout::kNCHW, DType::kF32, 1}, {Layout::kNHWC, DType::kF32, 1}};
+  lut.layers.push_back(layer("input", LayerKind::kInput, {}, {impl("in", 0, 0, 0, "input")}));
+  Impl streams = impl("conv_nt", 0, 0, 1.0), plain = impl("conv", 0, 0, 1.1);
+  streams.output_in_memory = 0.5;
+  streams.fused_activation = plain.fused_activation = true;
+  lut.layers.push_back(layer("conv", LayerKind::kConv2d, {0}, {streams, plain}));
+  lut.layers.push_back(layer("relu", LayerKind::kRelu, {1}, {impl("fused", 0, 0, 0, "fused")}));
+  Impl pool_nchw = impl("pool_nchw", 0, 0, 0.05), pool_nhwc = impl("pool_nhwc", 1, 1, 0.04);
+  pool_nchw.input_in_memory_ms = 0.2;
+  lut.layers.push_back(layer("pool", LayerKind::kMaxPool, {2}, {pool_nchw, pool_nhwc}));
+  for (LutLayer& l : lut.layers) l.out_shape = {1, 8, 4, 4};
+  Conversion c{2, 3, 0, 1, 0.01, 0.01, {"convert"}};
+  c.input_in_memory_ms = 0.03;
+  lut.conversions = {c, Conversion{3, -1, 1, 0, 0.02, 0.02, {"convert"}}};
+  lut.output_format = 0;
+  Problem p;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  REQUIRE(p.has_streams());
+  // The relu is the conv's fused pseudo-impl: the pool reads what the conv left in memory.
+  CHECK(predict_latency_ms(p, {0, 0, 0, 0}) == doctest::Approx(1.0 + 0.05 + 0.5 * 0.2));
+  CHECK(predict_latency_ms(p, {0, 1, 0, 0}) == doctest::Approx(1.1 + 0.05));
+  // Through a conversion the first converter pays, not the pool (its input is the copy).
+  CHECK(predict_latency_ms(p, {0, 0, 0, 1}) == doctest::Approx(1.0 + 0.01 + 0.04 + 0.02 + 0.5 * 0.03).epsilon(1e-12));
+  CHECK(predict_latency_ms(p, {0, 0, 0, 1}) < predict_latency_ms(p, {0, 0, 0, 0}));
+  DeploymentEnv env(p);
+  CHECK(run_search("exact", env).best == std::vector<int>{0, 0, 0, 1});
+  // The figures read back from the LUT file; one out of range is an error naming its path.
+  Lut back;
+  Status s = lut_from_json(lut_to_json(lut), "mem", &back);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  CHECK(back.layers[1].impls[0].output_in_memory == doctest::Approx(0.5));
+  CHECK(back.layers[3].impls[0].input_in_memory_ms == doctest::Approx(0.2));
+  CHECK(back.conversions[0].input_in_memory_ms == doctest::Approx(0.03));
+  CHECK(back.layers[1].impls[1].output_in_memory == 0);
+  nlohmann::json j = nlohmann::json::parse(lut_to_json(lut));
+  j["layers"][1]["impls"][0]["output_in_memory"] = 1.5;
+  Status bad = lut_from_json(j.dump(), "bad.json", &back);
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.message().find("/layers/1/impls/0/output_in_memory") != std::string::npos);
+  // A LUT that measured nothing of it charges nothing.
+  lut.layers[1].impls[0].output_in_memory = 0;
+  REQUIRE(compile_problem(lut, &p).is_ok());
+  CHECK_FALSE(p.has_streams());
+  CHECK(predict_latency_ms(p, {0, 0, 0, 0}) == doctest::Approx(1.0 + 0.05));
 }
 
 TEST_CASE("one cost model: every agent's reported cost is predict_latency_ms of its answer; env steps sum to it") {

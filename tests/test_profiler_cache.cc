@@ -120,6 +120,7 @@ TEST_CASE("cold protocol: the bytes read before each run cover the network's wei
     CHECK(proto.value("conversions", "") == "as-layers");
     CHECK(proto.value("residual_starts_in", "") == "private-cache");
     CHECK(proto.value("inputs_start_in", "") == "their-writers");
+    CHECK(proto.value("streamed_outputs", "") == "measured");
   }
 }
 

@@ -54,6 +54,39 @@ TEST_CASE("measure: a 2-thread step's inputs start written back in halves, uncha
   CHECK_FALSE(p.to_json().contains("inputs_start_in"));
 }
 
+TEST_CASE("measure: the output probe reads a step's output as in memory after it streamed it, cached after plain stores") {
+  Protocol p;
+  p.warmup = 1;
+  p.runs = p.max_runs = 9;
+  std::vector<uint8_t> out(size_t(4) << 20, 1);  // 4 MiB: beyond L2, a scattered read tells memory apart
+  WarmSet warm;
+  auto streamed = [&] {  // written, then pushed out of every cache: as after non-temporal stores
+    for (size_t i = 0; i < out.size(); i += 64) out[i] = uint8_t(out[i] + 1);
+    for (size_t i = 0; i < out.size(); i += 64) __builtin_ia32_clflush(out.data() + i);
+    return Status::ok();
+  };
+  auto cached = [&] {
+    for (size_t i = 0; i < out.size(); i += 64) out[i] = uint8_t(out[i] + 1);
+    return Status::ok();
+  };
+  double in_memory = -1;
+  warm.output_probe = {out.data(), out.size(), &in_memory};
+  LatencyStats st;
+  REQUIRE(measure(p, streamed, &st, &warm).is_ok());
+  const double after_streaming = in_memory;
+  REQUIRE(measure(p, cached, &st, &warm).is_ok());
+  CAPTURE(after_streaming);
+  CAPTURE(in_memory);
+  // (0 when this machine cannot tell memory from its caches: then neither may read as streamed)
+  CHECK(after_streaming >= 0);
+  CHECK(after_streaming <= 1);
+  CHECK(in_memory <= 0.5);
+  if (after_streaming > 0) CHECK(after_streaming > in_memory);
+  CHECK(nlohmann::json::parse(p.to_json().dump()).value("streamed_outputs", "") == "measured");
+  p.streamed_outputs = false;
+  CHECK_FALSE(p.to_json().contains("streamed_outputs"));
+}
+
 TEST_CASE("measure: a give-up rule stops after the runs it saw; the median's interval is order statistics") {
   Protocol p;
   p.warmup = 0;

@@ -1,6 +1,7 @@
 /// \file
 /// The measurement-protocol options every measuring command shares (profile, bench):
-/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age, --in-network.
+/// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age,
+/// --no-streamed-outputs, --in-network.
 #pragma once
 #include <algorithm>
 
@@ -18,6 +19,7 @@ inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.max_seconds = args.get_double("max-seconds", p.max_seconds);
   p.cold_cache = !args.flag("warm-cache");
   p.age_streamed_weights = !args.flag("no-weight-age");
+  p.streamed_outputs = !args.flag("no-streamed-outputs");
   if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
   return p;
 }

@@ -128,7 +128,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "recheck", "reprofile"},
+  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "no-streamed-outputs", "recheck", "reprofile"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait", "in-network"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");

@@ -108,7 +108,7 @@ int run_runtime_only(const Args& args, const Network& net) {
 }
 
 int run_profile(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "exhaustive", "audit-early-stop", "runtime-only"},
+  Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "no-streamed-outputs", "exhaustive", "audit-early-stop", "runtime-only"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
              "far-wait", "out", "lut", "in-network"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
@@ -165,7 +165,8 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
-               "         [--warm-cache] [--no-weight-age] [--far-wait 120] [--in-network 0] [--no-reuse] [--quiet]\n"
+               "         [--warm-cache] [--no-weight-age] [--no-streamed-outputs] [--far-wait 120] [--in-network 0]\n"
+               "         [--no-reuse] [--quiet]\n"
                "       layerwise profile --model <m> --runtime-only [--lut in.json] --out lut.json\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
@@ -188,6 +189,10 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "idle one inference before each run, as old as their weights are in the network\n"
                "(on a shared host other tenants evict the L3 within milliseconds);\n"
                "--no-weight-age keeps the first timing.\n"
+               "Where each 1-thread implementation leaves its output is read right after its runs\n"
+               "(some store around the caches: oneDNN's f32 3x3 convs), and steps without weights\n"
+               "and converters are timed again with their input in memory; the cost model charges\n"
+               "the difference where such a producer feeds them (--no-streamed-outputs: neither).\n"
                "With thread set 2 the cores' distance (a cache line's round trip) is probed between\n"
                "layers; the 2-thread implementations of a layer timed while the host had put them\n"
                "more than 2x farther apart than the profile's nearest are timed again at the end,\n"

@@ -391,6 +391,7 @@ Status bench_network(const Network& net, const Lut& full_lut, int max_threads, c
   if (o.recheck) LW_RETURN_IF_ERROR(predict_each(now, &BenchRow::recheck_ms, live));
   LW_RETURN_IF_ERROR(predict_at_speed(lut, speed, link_after, live));
   LW_RETURN_IF_ERROR(predict_each(lut, &BenchRow::shared_write_ms, live, shared_lines_ms));
+  LW_RETURN_IF_ERROR(predict_each(lut, &BenchRow::streamed_ms, live, streamed_ms));
   for (Trial& c : all) {
     if (c.exec) {
       c.row.near_wait_s = waited_s;

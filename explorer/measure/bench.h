@@ -57,6 +57,7 @@ struct BenchRow {
   std::string status = "ok"; // or why it was not measured
   double predicted_ms = 0;   // LUT cost of the assignment (exact optimum of that baseline)
   double shared_write_ms = 0;  // of predicted_ms: the shared lines charged (env/cost.h)
+  double streamed_ms = 0;      // of predicted_ms: the streamed outputs charged (env/cost.h)
   /// The same cost model with the deployment's implementations timed again between the
   /// rounds (BenchOptions::recheck; 0: not rechecked). recheck / predicted: the machine's
   /// drift since profiling; measured / recheck: what the cost model misses.

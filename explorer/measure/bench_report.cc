@@ -180,7 +180,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   os << "model,threads,deployment,status,predicted_ms,measured_ms,min_ms,cv,cpu_ms,rounds,steps,conversions,"
         "conversion_ms,overhead_ms,overhead_pct,speedup_vs_ref,speedup_vs_best_single,best_single,sqnr_db,load_avg,note,"
         "recheck_ms,at_speed_ms,speed_ratio_t1,speed_ratio_t2,core_link_ns,core_link_profile_ns,core_link_far_rounds,"
-        "timed_ms,near_rounds,measured_near_ms,near_wait_s,shared_write_ms,shared_core_rounds\n";
+        "timed_ms,near_rounds,measured_near_ms,near_wait_s,shared_write_ms,shared_core_rounds,streamed_ms\n";
   for (const BenchRow& r : rows)
     os << r.model << ',' << r.threads << ',' << r.label << ',' << csv_field(r.status) << ','
        << fmt("%.4f", r.predicted_ms) << ',' << fmt("%.4f", r.measured_ms) << ',' << fmt("%.4f", r.min_ms) << ','
@@ -192,7 +192,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
        << fmt("%.4f", r.speed_ratio_t2) << ',' << fmt("%.1f", r.core_link_ns) << ',' << fmt("%.1f", r.core_link_profile_ns)
        << ',' << r.core_link_far_rounds << ',' << fmt("%.4f", r.timed_ms) << ',' << r.near_rounds << ','
        << fmt("%.4f", r.measured_near_ms) << ',' << fmt("%.1f", r.near_wait_s) << ',' << fmt("%.4f", r.shared_write_ms)
-       << ',' << r.shared_core_rounds << '\n';
+       << ',' << r.shared_core_rounds << ',' << fmt("%.4f", r.streamed_ms) << '\n';
   return os.str();
 }
 
@@ -252,13 +252,14 @@ std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const st
         "the LUT's figures of the same steps (means too), ms (steps: measured / LUT). Caller steps run on the caller "
         "alone (a 2-thread deployment's 1-thread steps among them); pool steps share cpu1. The rest: "
         "end to end less the steps, measured (the plain runs' median less the steps' means) and charged "
-        "(the prediction less the LUT figures and the shared lines: hand-offs and the network's copies). Shared "
-        "lines: what the cost model charges where a 2-thread deployment's 1-thread and 2-thread steps meet, for "
-        "lines the other core holds (env/cost.h): mostly the caller steps' writes and reads, to set against their "
-        "excess.\n\n"
+        "(the prediction less the LUT figures, the shared lines and the streamed inputs: hand-offs and the "
+        "network's copies). Shared lines: what the cost model charges where a 2-thread deployment's 1-thread and "
+        "2-thread steps meet, for lines the other core holds (env/cost.h): mostly the caller steps' writes and "
+        "reads, to set against their excess. Streamed inputs: what it charges the steps and conversions that read "
+        "an output its producer left in memory (env/cost.h), to set against their excess.\n\n"
      << "| model | threads | deployment | predicted ms | measured ms | caller steps | shared lines charged ms "
-        "| pool steps | conversions | rest ms, measured / charged |\n"
-     << "|---|---:|---|---:|---:|---|---:|---|---|---:|\n";
+        "| streamed inputs charged ms | pool steps | conversions | rest ms, measured / charged |\n"
+     << "|---|---:|---|---:|---:|---|---:|---:|---|---|---:|\n";
   const std::vector<Block> blocks = blocks_of(rows);
   for (const StepResiduals& r : res) {
     const BenchRow* row = nullptr;
@@ -268,10 +269,11 @@ std::string bench_residuals_markdown(const std::vector<BenchRow>& rows, const st
     os << "| " << r.model << " | " << r.threads << " | " << r.label << " | "
        << (have ? fmt("%.3f", row->predicted_ms) : "-") << " | " << (have ? fmt("%.3f", row->measured_ms) : "-")
        << " | " << residual_cell(r.caller) << " | " << (have ? fmt("%.3f", row->shared_write_ms) : "-") << " | "
-       << residual_cell(r.pool) << " | " << residual_cell(r.conversions) << " | "
+       << (have ? fmt("%.3f", row->streamed_ms) : "-") << " | " << residual_cell(r.pool) << " | "
+       << residual_cell(r.conversions) << " | "
        << (have && r.without_lut == 0
                ? fmt("%.3f", row->measured_ms - r.measured_ms()) + " / " +
-                     fmt("%.3f", row->predicted_ms - r.lut_ms() - row->shared_write_ms)
+                     fmt("%.3f", row->predicted_ms - r.lut_ms() - row->shared_write_ms - row->streamed_ms)
                : std::string("-"))
        << " |\n";
   }

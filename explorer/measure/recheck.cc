@@ -8,6 +8,7 @@ ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut) {
   ProfileOptions o = base;
   o.protocol.age_streamed_weights &= lut.protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
   o.protocol.inputs_from_writers &= lut.protocol_json.find("\"inputs_start_in\"") != std::string::npos;
+  o.protocol.streamed_outputs &= lut.protocol_json.find("\"streamed_outputs\"") != std::string::npos;
   return o;
 }
 
