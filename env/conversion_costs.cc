@@ -23,7 +23,8 @@ int format_index(const Lut& lut, const Format& f) {
   return -1;
 }
 
-constexpr int kConverterInMemoryRuns = 10;
+// A second figure, compared as a difference: fewer runs than the first.
+constexpr int kConverterInMemoryRuns = 5;
 
 Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape& shape, const Protocol& protocol,
                        double* ms, double* in_memory_ms) {
@@ -50,9 +51,12 @@ Status time_conversion(const Registry& reg, const ConversionDesc& d, const Shape
   *ms = stats.cost_ms();
   // Streamed outputs (env/cost.h): the same with the input in memory, as a producer that
   // streams its output leaves it (a converter reads as fast as it copies).
-  if (in_memory_ms && protocol.cold_cache && protocol.streamed_outputs && in.bytes() >= kStreamProbeMinBytes) {
+  // Only from 1-thread formats: the profiler reads where 1-thread steps leave their outputs.
+  if (in_memory_ms && protocol.cold_cache && protocol.streamed_outputs && d.from.threads == 1 &&
+      in.bytes() >= kStreamProbeMinBytes) {
     warm.buffers_in_memory = true;
     Protocol p = protocol;
+    p.runs = std::min(p.runs, 3);
     p.max_runs = std::min(p.max_runs, kConverterInMemoryRuns);
     LW_RETURN_IF_ERROR(measure(p, [&] { return prim->run(); }, &stats, &warm));
     *in_memory_ms = std::max(0.0, stats.cost_ms() - *ms);

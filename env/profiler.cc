@@ -160,6 +160,7 @@ Status Profiler::time_input_in_memory(Primitive& prim, const WarmSet& warm, Impl
   cold.buffers_in_memory = true;
   cold.output_probe = {};
   Protocol p = o_.protocol;
+  p.runs = std::min(p.runs, 3);
   p.max_runs = std::min(p.max_runs, kInputInMemoryRuns);
   LatencyStats ms;
   LW_RETURN_IF_ERROR(measure(p, [&] { return prim.run(); }, &ms, &cold));

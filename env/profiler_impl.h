@@ -73,7 +73,7 @@ class Profiler {
   Status set_up_buffers(int i, const PrimitiveArgs& args, Primitive& prim, Buffers* b);
   Status time_input_in_memory(Primitive& prim, const WarmSet& warm, Impl* impl);
   /// Runs of the input-in-memory timing: a second figure of cheap steps, compared as a difference.
-  static constexpr int kInputInMemoryRuns = 10;
+  static constexpr int kInputInMemoryRuns = 5;
   double pair_probe_for(int i, const ImplDesc& d) const;
   bool timed_on_one_core(int i, const ImplDesc& d, double pair, int attempt, double* polled);
   double inference_estimate_ms(int i, const ImplDesc& d) const;
