@@ -198,7 +198,8 @@ double streamed_in_ms(const Problem& p, const int* assign, int t, int b);
 double written_in_memory(const Problem& p, const int* assign, int j);
 /// What impl b of edge e's consumer pays per unit of streamed share when the producer runs
 /// impl a_p: its own extra (times the edge's input share) when it reads the producer's format,
-/// else the first converter's of the chain; 0 on an impossible pair.
+/// else the first converter's of the chain; 0 on an impossible pair. `e` is an element of
+/// p.edges (its position gives the edge's input share).
 double reader_in_memory_ms(const Problem& p, const Problem::Edge& e, int a_p, int b);
 /// The streamed outputs charged to a complete assignment, summed (a part of predict_latency_ms:
 /// `bench --steps` reports it apart, next to the steps it is charged for).
