@@ -208,12 +208,6 @@ double timed_scattered_read_ms(const void* ptr, size_t bytes) {
 
 constexpr size_t kOutputProbeRuns = 5;
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Where the runs left the output (WarmSet::OutputProbe): a scattered read right after each run
 // (`after`) against the same read with the buffer as the profiler leaves a step's input (the
 // private caches evicted, then it read back) and from memory, medians of a few of each: the
@@ -228,7 +222,8 @@ double output_in_memory(const WarmSet::OutputProbe& probe, const std::vector<dou
     flush_lines(probe.ptr, probe.bytes);
     memory.push_back(timed_scattered_read_ms(probe.ptr, probe.bytes));
   }
-  const double c = median_of(cached), m = median_of(memory), a = median_of(after);
+  const double c = latency_stats(std::move(cached)).median, m = latency_stats(std::move(memory)).median,
+               a = latency_stats(after).median;
   if (m < 1.2 * c) return 0;
   return std::clamp((a - c) / (m - c), 0.0, 1.0);
 }
