@@ -1,12 +1,14 @@
 // Do oneDNN's 1-thread int8 convs run slower in a network than timed alone because their JIT
 // code and branch state are cold? MobileNetV2's conv chain (u8 NHWC in and out, s8 weights
 // per channel, relu6 as clip), each conv timed four ways, medians of R rounds, 1 thread:
-//   net   : the whole chain run in order, each step timed (as `bench --steps` does)
+//   net   : the whole chain run in order, each step timed, after a discarded run of it (as
+//           `bench --steps` times its third run of a round)
 //   lut   : each conv alone, before each run the others' data read and the private caches
 //           evicted, its input read back (the profiler's cold protocol)
 //   lut+c : as lut, and a blob of code run before each run (4 MiB, one taken jump per 64-byte
 //           line by default: L1i, op cache, L2, iTLB and the branch targets flooded)
-//   lut+m : as lut, the input flushed to memory (clflush) instead of read back
+//   lut+m : as lut, the input flushed to memory (clflush) instead of read back; LUT_FLUSH=iwoc
+//           picks what it flushes: input, weights, output, code (default i)
 //   lut+o : as lut, with the other convs' runs in between (each conv timed in a round robin)
 //   g++ -O2 -o code_state code_state.cc -ldnnl
 //   OMP_NUM_THREADS=1 taskset -c 0 ./code_state [R] [v2|v3] [blob KiB, 4096] [jump gap, 64]
@@ -172,6 +174,9 @@ int main(int argc, char** argv) {
   for (auto [p, n] : code_maps) code_bytes += n;
   std::printf("JIT code: %zu mappings, %zu KiB\n", code_maps.size(), code_bytes >> 10);
   std::vector<unsigned char> other(total, 1), l2(3 << 20, 2);
+  // LUT_FLUSH: what lut+m flushes to memory, any of i (input, instead of its read), w (weights),
+  // o (output), c (code); default i
+  const char* lut_flush = std::getenv("LUT_FLUSH") ? std::getenv("LUT_FLUSH") : "i";
   auto prepare = [&](Conv& c, bool code, bool src_in_memory = false) {
     unsigned s = read_lines(other.data(), other.size());
     for (size_t i = 0; i < l2.size(); i += 64) l2[i]++;  // the private caches evicted, dirty
@@ -181,11 +186,18 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < n; i += 64) _mm_clflush(p + i);
       _mm_mfence();
     }
+    auto flush = [](const memory& m) {
+      for (size_t i = 0; i < bytes(m); i += 64) _mm_clflush(static_cast<char*>(m.get_data_handle()) + i);
+    };
+    if (!src_in_memory || !std::strchr(lut_flush, 'i')) s += read_lines(c.src.get_data_handle(), bytes(c.src));
     if (src_in_memory) {
-      for (size_t i = 0; i < bytes(c.src); i += 64) _mm_clflush(static_cast<char*>(c.src.get_data_handle()) + i);
+      if (std::strchr(lut_flush, 'i')) flush(c.src);
+      if (std::strchr(lut_flush, 'w')) flush(c.w);
+      if (std::strchr(lut_flush, 'o')) flush(c.dst);
+      if (std::strchr(lut_flush, 'c'))
+        for (auto [p, n] : code_maps)
+          for (size_t i = 0; i < n; i += 64) _mm_clflush(p + i);
       _mm_mfence();
-    } else {
-      s += read_lines(c.src.get_data_handle(), bytes(c.src));
     }
     sink = s;
   };
@@ -198,7 +210,8 @@ int main(int argc, char** argv) {
   for (auto& v : t) v.assign(n, {});
   for (auto& c : convs) c.run(st);
   for (int r = 0; r < R; ++r) {
-    for (size_t i = 0; i < n; ++i) {  // net
+    for (auto& c : convs) c.run(st);  // net: a discarded inference first, as bench runs it
+    for (size_t i = 0; i < n; ++i) {
       if (touch_in) sink = read_lines(convs[i].src.get_data_handle(), bytes(convs[i].src));
       if (touch_w) sink = read_lines(convs[i].w.get_data_handle(), bytes(convs[i].w));
       if (touch_out) sink = read_lines(convs[i].dst.get_data_handle(), bytes(convs[i].dst));
