@@ -12,8 +12,6 @@
 //   lut+o : as lut, with the other convs' runs in between (each conv timed in a round robin)
 //   g++ -O2 -o code_state code_state.cc -ldnnl
 //   OMP_NUM_THREADS=1 taskset -c 0 ./code_state [R] [v2|v3] [blob KiB, 4096] [jump gap, 64]
-//   STAGE=1: each conv's input flipped from s8 into a shared u8 staging area first, in its
-//   timing, as libs/onednn's DnnlPrim::run does for u8 sources
 //   NET_TOUCH=iwo: net reads each step's input (i), weights (w), output (o) untimed before it
 //   (blob KiB 0: lut+c flushes oneDNN's JIT code from every cache level instead, clflush)
 #include <immintrin.h>
@@ -36,29 +34,14 @@ using clk = std::chrono::steady_clock;
 static volatile unsigned sink;
 
 struct Spec { int c, k, h, r, s, g; };
-// s8 with zero point -128 to u8: the top bit flipped, as libs/onednn's staging does it.
-void flip_sign_bits(const void* from, void* to, size_t bytes) {
-  const auto* f = static_cast<const uint8_t*>(from);
-  auto* t = static_cast<uint8_t*>(to);
-  for (size_t i = 0; i + 8 <= bytes; i += 8) {
-    uint64_t v;
-    std::memcpy(&v, f + i, 8);
-    v ^= 0x8080808080808080ull;
-    std::memcpy(t + i, &v, 8);
-  }
-}
-
 struct Conv {
   Spec sp;
   convolution_forward prim;
   memory src, w, b, dst;
   std::string impl;
-  const void* user_src = nullptr;  // STAGE=1: the chain's buffer, flipped into src (a shared staging area) first
   void run(stream& st) {
-    if (user_src) flip_sign_bits(user_src, src.get_data_handle(), src.get_desc().get_size());
     prim.execute(st, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}});
   }
-  const void* input() const { return user_src ? user_src : src.get_data_handle(); }
 };
 
 // MobileNetV2 (t, c, n, s) blocks from a 112x112x32 map; v3: MobileNetV3-Large's 1x1/dw
@@ -123,6 +106,9 @@ Conv make(engine& eng, const Spec& p) {
 }
 
 size_t bytes(const memory& m) { return m.get_desc().get_size(); }
+void flush_lines(const void* p, size_t n) {  // out of every cache level (no fence: the caller's)
+  for (size_t i = 0; i < n; i += 64) _mm_clflush(static_cast<const char*>(p) + i);
+}
 unsigned read_lines(const void* p, size_t n) {
   unsigned s = 0;
   for (size_t i = 0; i < n; i += 64) s += static_cast<const volatile unsigned char*>(p)[i];
@@ -182,16 +168,6 @@ int main(int argc, char** argv) {
       convs.back().src = memory(convs.back().src.get_desc(), eng, convs[convs.size() - 2].dst.get_data_handle());
     total += bytes(convs.back().src) + bytes(convs.back().w) + bytes(convs.back().dst);
   }
-  static std::vector<unsigned char> staging;
-  if (std::getenv("STAGE") && std::atoi(std::getenv("STAGE"))) {
-    size_t most = 0;
-    for (auto& c : convs) most = std::max(most, bytes(c.src));
-    staging.assign(most + 64, 0);
-    for (auto& c : convs) {
-      c.user_src = c.src.get_data_handle();
-      c.src = memory(c.src.get_desc(), eng, staging.data());
-    }
-  }
   const size_t blob_kib = argc > 3 ? std::atoi(argv[3]) : 4096;
   const int gap = argc > 4 ? std::atoi(argv[4]) : 64;
   Blob blob = blob_kib ? make_blob(blob_kib << 10, gap) : nullptr;  // 0: flush oneDNN's code instead
@@ -209,21 +185,17 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < l2.size(); i += 64) l2[i]++;  // the private caches evicted, dirty
     if (code && blob) blob();
     if (code && !blob) {
-      for (auto [p, n] : code_maps)
-        for (size_t i = 0; i < n; i += 64) _mm_clflush(p + i);
+      for (auto [p, n] : code_maps) flush_lines(p, n);
       _mm_mfence();
     }
-    auto flush = [](const memory& m) {
-      for (size_t i = 0; i < bytes(m); i += 64) _mm_clflush(static_cast<char*>(m.get_data_handle()) + i);
-    };
-    if (!src_in_memory || !std::strchr(lut_flush, 'i')) s += read_lines(c.input(), bytes(c.src));
+    auto flush = [](const memory& m) { flush_lines(m.get_data_handle(), bytes(m)); };
+    if (!src_in_memory || !std::strchr(lut_flush, 'i')) s += read_lines(c.src.get_data_handle(), bytes(c.src));
     if (src_in_memory) {
-      if (std::strchr(lut_flush, 'i')) flush(memory(c.src.get_desc(), c.src.get_engine(), const_cast<void*>(c.input())));
+      if (std::strchr(lut_flush, 'i')) flush(c.src);
       if (std::strchr(lut_flush, 'w')) flush(c.w);
       if (std::strchr(lut_flush, 'o')) flush(c.dst);
       if (std::strchr(lut_flush, 'c'))
-        for (auto [p, n] : code_maps)
-          for (size_t i = 0; i < n; i += 64) _mm_clflush(p + i);
+        for (auto [p, n] : code_maps) flush_lines(p, n);
       _mm_mfence();
     }
     sink = s;
@@ -239,7 +211,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < R; ++r) {
     for (auto& c : convs) c.run(st);  // net: a discarded inference first, as bench runs it
     for (size_t i = 0; i < n; ++i) {
-      if (touch_in) sink = read_lines(convs[i].input(), bytes(convs[i].src));
+      if (touch_in) sink = read_lines(convs[i].src.get_data_handle(), bytes(convs[i].src));
       if (touch_w) sink = read_lines(convs[i].w.get_data_handle(), bytes(convs[i].w));
       if (touch_out) sink = read_lines(convs[i].dst.get_data_handle(), bytes(convs[i].dst));
       const auto t0 = clk::now();
