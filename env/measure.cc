@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #endif
 
+#include "libs/native/native.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
@@ -52,6 +53,11 @@ nlohmann::json Protocol::to_json() const {
   // Where each implementation leaves its output, and what steps without weights and
   // converters pay for an input in memory (not so before 2026-12-02, and without this key).
   if (cold_cache && streamed_outputs) j["streamed_outputs"] = "measured";
+  // The cores computing before each run (not so before 2026-12-03, and without these keys).
+  if (cold_cache && computing_us > 0) {
+    j["cores_before_run"] = "computing";
+    j["computing_us"] = computing_us;
+  }
   // Layers timed with the cores far apart, timed again near (not so before 2026-11-26 noon).
   if (far_cores_wait_s > 0) j["far_cores"] = "timed-again-near";
   // ... and so are layers timed with the two vCPUs computing as one core (speed_probe.h
@@ -228,6 +234,19 @@ double output_in_memory(const WarmSet::OutputProbe& probe, const std::vector<dou
   return std::clamp((a - c) / (m - c), 0.0, 1.0);
 }
 
+// What the steps before a layer leave the cores doing in the network (Protocol::computing_us):
+// GEMMs (64x256 by 256x64, ~150 KB, in L2) on each core of the thread set for `us`. Register-
+// only multiply-adds or a spin did not leave the cores as the network does; these do.
+void compute_for_us(int threads, double us) {
+  on_each_core(threads, [&](int, int) {
+    static thread_local std::vector<float> a(64 * 256, 0.5f), b(256 * 64, 0.25f), c(64 * 64, 0.f);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(int64_t(us * 1e3));
+    while (std::chrono::steady_clock::now() < until)
+      native_gemm(1, 64, 64, 256, a.data(), 256, b.data(), 64, c.data(), 64, false);
+    g_sink = uint64_t(c[0]);
+  });
+}
+
 // The job that wakes a pool before a cold run: a microsecond of spinning on each thread.
 constexpr double kWakeItemUs = 1.0;
 
@@ -303,6 +322,7 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
     uint64_t sum = warm->flush_bytes ? read_other_data(warm->flush_bytes, warm->threads) : 0;
     for (const auto& [ptr, bytes] : warm->shared_buffers) sum += read_lines(ptr, bytes);
     if (warm->age_ms > 0) busy_for_us(warm->age_ms * 1e3);
+    if (p.computing_us > 0) compute_for_us(warm->threads, p.computing_us);
     if (warm->evict) evict_private_caches(warm->threads, p.dirty_private);
     const bool halves = p.inputs_from_writers && warm->input_writers > 1 && available_thread_set_cpus() > 1;
     if (warm->buffers_in_memory) {

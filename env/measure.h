@@ -86,6 +86,15 @@ struct Protocol {
   /// of it ran 0.30-0.32 ms against 0.13 with its input in the caches, as profiled
   /// (results/reference/streamed-outputs/). Not measured before 2026-12-02.
   bool streamed_outputs = true;
+  /// With cold_cache, each core of the thread set computes (GEMMs on private buffers, a few
+  /// hundred KB) for this many microseconds after the read of the other data and before the
+  /// private eviction (0: not). In the network the steps before a layer keep the cores
+  /// computing; the preparation's reads leave them without such work for up to milliseconds,
+  /// and on a Zen 3 VM a small oneDNN conv then ran up to 2x slower than right after ~1 ms of
+  /// any conv or GEMM (not after 5 ms of register-only multiply-adds or of spinning), so the
+  /// LUT predicted MobileNetV2's and MobileNetV3-Large's 1-thread deployments 20-41 % slow
+  /// (results/reference/zen3-dec3/computing/). `--computing-us`. Not so before 2026-12-03.
+  double computing_us = 500;
   /// Whether streamed weights are timed an inference old: age_streamed_weights under the
   /// shared-cache protocol it belongs to.
   bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
@@ -182,7 +191,8 @@ using GiveUp = std::function<bool(const std::vector<double>& ms)>;
 
 /// Times `fn` under the protocol. With `warm` and p.cold_cache, each run (warm-up included)
 /// is preceded, untimed, by a read of warm->flush_bytes of other data (spread over the thread
-/// set's cores) and of warm->shared_buffers, a wait of warm->age_ms,
+/// set's cores) and of warm->shared_buffers, a wait of warm->age_ms, p.computing_us of
+/// GEMMs on each core of the thread set,
 /// evict_private_caches(warm->threads, p.dirty_private), warm->buffers written back in halves by
 /// the cores of warm->input_writers (Protocol::inputs_from_writers), warm->wake and a read of
 /// the buffers not written so.

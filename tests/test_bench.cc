@@ -20,6 +20,7 @@
 #include "explorer/measure/deployment.h"
 #include "env/speed_probe.h"
 #include "explorer/measure/mixed_floor.h"
+#include "explorer/measure/recheck.h"
 #include "libs/core/files.h"
 #include "libs/exec/assignment.h"
 #include "libs/exec/executor.h"
@@ -732,4 +733,13 @@ TEST_CASE("step residuals: each deployment's step means summed by class against 
                 "1: 0.050 / 0.040 (+25 %) | 0.150 / 0.025 |") != std::string::npos);
   CHECK(md.find("| m | 2 | opt-int8 | - | - |") != std::string::npos);  // no row, and a step without a figure
   CHECK(bench_residuals_markdown({row}, {}).empty());
+}
+
+TEST_CASE("a recheck computes before its runs as long as the LUT's profile did (none in older LUTs)") {
+  ProfileOptions base;
+  Lut lut;
+  lut.protocol_json = R"({"cache":"cold-private-dirty","cores_before_run":"computing","computing_us":250})";
+  CHECK(recheck_options(base, lut).protocol.computing_us == 250);
+  lut.protocol_json = R"({"cache":"cold-private-dirty"})";
+  CHECK(recheck_options(base, lut).protocol.computing_us == 0);
 }

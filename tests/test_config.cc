@@ -36,7 +36,7 @@ TEST_CASE("a minimal config gets the documented defaults") {
 TEST_CASE("the resolved config parses back to the same config") {
   ExperimentConfig c;
   REQUIRE(parse(R"({"name": "x", "model": "resnet50", "device": {"libraries": ["native", "xnnpack"], "threads": [1]},
-    "profile": {"runs": 30, "max_runs": 60, "weight_age": false, "far_wait_s": 30}, "search": {"objective": "weighted", "memory_weight_ms_per_mib": 0.5,
+    "profile": {"runs": 30, "max_runs": 60, "weight_age": false, "far_wait_s": 30, "computing_us": 200}, "search": {"objective": "weighted", "memory_weight_ms_per_mib": 0.5,
     "max_memory_mib": 64, "agents": ["exact", {"agent": "qlearning", "episodes": 500}], "seeds": [3, 4]},
     "filter": {"latency_band_pct": 10, "test_images": 0, "calibration_method": "mse"}, "replay": {"runs": 5, "min_seconds": 0.5, "recheck": false},
     "export": {"bundle": false},
@@ -52,6 +52,7 @@ TEST_CASE("the resolved config parses back to the same config") {
   CHECK(back.calibration_method == CalibrationMethod::kMse);
   CHECK_FALSE(back.protocol.age_streamed_weights);
   CHECK(back.protocol.far_cores_wait_s == 30);
+  CHECK(back.protocol.computing_us == 200);
   CHECK(back.replay_min_seconds == 0.5);
   CHECK_FALSE(back.replay_recheck);
   const ExperimentConfig defaults;

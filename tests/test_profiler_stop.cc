@@ -87,6 +87,39 @@ TEST_CASE("measure: the output probe reads a step's output as in memory after it
   CHECK_FALSE(p.to_json().contains("streamed_outputs"));
 }
 
+TEST_CASE("measure: the cores compute for computing_us before every cold run, and the protocol says so") {
+  Protocol p;
+  p.warmup = 1;
+  p.runs = p.max_runs = 5;
+  p.cv_threshold = 0;
+  std::vector<float> in(1024, 1.f);
+  WarmSet warm;
+  warm.buffers = {{in.data(), in.size() * sizeof(float)}};
+  int calls = 0;
+  auto run = [&] { return ++calls, Status::ok(); };
+  LatencyStats st;
+  auto wall_ms = [&](double us) {
+    p.computing_us = us;
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(measure(p, run, &st, &warm).is_ok());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  // Six prepared runs (the warm-up included) of at least 3 ms of GEMMs each: a lower bound
+  // that holds on any machine, however loaded.
+  CHECK(wall_ms(3000) >= 6 * 3.0);
+  CHECK(calls == 6);
+  const nlohmann::json j = nlohmann::json::parse(p.to_json().dump());
+  CHECK(j.value("cores_before_run", "") == "computing");
+  CHECK(j.value("computing_us", 0.0) == 3000);
+  p.computing_us = 0;
+  CHECK_FALSE(p.to_json().contains("cores_before_run"));
+  CHECK_FALSE(p.to_json().contains("computing_us"));
+  p.computing_us = 500;
+  p.cold_cache = false;  // back-to-back runs: nothing before them
+  CHECK_FALSE(p.to_json().contains("computing_us"));
+  CHECK(Protocol{}.computing_us == 500);
+}
+
 TEST_CASE("measure: a give-up rule stops after the runs it saw; the median's interval is order statistics") {
   Protocol p;
   p.warmup = 0;

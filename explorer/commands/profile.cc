@@ -110,7 +110,7 @@ int run_runtime_only(const Args& args, const Network& net) {
 int run_profile(const std::vector<std::string>& argv) {
   Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "no-streamed-outputs", "exhaustive", "audit-early-stop", "runtime-only"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
-             "far-wait", "out", "lut", "in-network"});
+             "far-wait", "computing-us", "out", "lut", "in-network"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
   Network net = load_model(args.get("model"));
   if (args.flag("runtime-only")) return run_runtime_only(args, net);
@@ -165,8 +165,8 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
-               "         [--warm-cache] [--no-weight-age] [--no-streamed-outputs] [--far-wait 120] [--in-network 0]\n"
-               "         [--no-reuse] [--quiet]\n"
+               "         [--warm-cache] [--no-weight-age] [--no-streamed-outputs] [--computing-us 500]\n"
+               "         [--far-wait 120] [--in-network 0] [--no-reuse] [--quiet]\n"
                "       layerwise profile --model <m> --runtime-only [--lut in.json] --out lut.json\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
                "at least --runs, then until the CV is below --cv or the median's 95 % confidence\n"
@@ -184,6 +184,9 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "--no-reuse. Every run starts with this core's L1/L2 evicted and only the layer's\n"
                "inputs read back, as inside a network (weights come from the shared cache);\n"
                "--warm-cache times back-to-back runs instead (faster, optimistic for big layers).\n"
+               "Before that eviction the thread set's cores compute (GEMMs on private buffers) for\n"
+               "--computing-us microseconds, as the steps before a layer keep them in the network\n"
+               "(after the preparation's reads alone a small conv ran up to 2x slower; 0: none).\n"
                "Layers that read their weights once per inference (1x1 output map: batch-1\n"
                "classifiers, squeeze-excite convs) are timed again at the end with the caller\n"
                "idle one inference before each run, as old as their weights are in the network\n"

@@ -43,6 +43,7 @@ void read_profile(JsonReader& r, ExperimentConfig* c) {
   r.boolean("cold_cache", &p.cold_cache);
   r.boolean("weight_age", &p.age_streamed_weights);
   r.number("far_wait_s", &p.far_cores_wait_s, 0, 3600);
+  r.number("computing_us", &p.computing_us, 0, 1e6);
   r.integer("in_network_rounds", &c->in_network_rounds, 0, 100000);
   if (r.ok() && c->in_network_rounds > 0 && c->in_network_rounds < 3)
     r.fail("/in_network_rounds", "at least 3 (0: off)");

@@ -41,7 +41,7 @@ struct ExperimentConfig {
   std::vector<int> threads{1, 2};      // thread sets: 1 = cpu0, 2 = cpu0-1
   // profile
   Protocol protocol;                   // warmup, runs, cv_threshold, max_runs, max_seconds, cold_cache, weight_age,
-                                       // far_wait_s
+                                       // far_wait_s, computing_us
   std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
   int in_network_rounds = 0;           // `lut refine` after profiling, rounds per deployment (0: off)
   // search
