@@ -92,7 +92,7 @@ struct Protocol {
   /// computing; the preparation's reads leave them without such work for up to milliseconds,
   /// and on a Zen 3 VM a small oneDNN conv then ran up to 2x slower than right after ~1 ms of
   /// any conv or GEMM (not after 5 ms of register-only multiply-adds or of spinning), so the
-  /// LUT predicted MobileNetV2's and MobileNetV3-Large's 1-thread deployments 20-41 % slow
+  /// LUT predicted MobileNetV2's and MobileNetV3-Large's 1-thread deployments 10-41 % slow
   /// (results/reference/zen3-computing/ab/). `--computing-us`. Not so before the evening of
   /// 2026-12-02.
   double computing_us = 500;
