@@ -37,6 +37,7 @@ Status supports_conv_algorithm(Algorithm algo, Layout layout, const Layer& l, co
       return Status::ok();
     case Algorithm::kWinogradF2:
     case Algorithm::kWinogradF4:
+    case Algorithm::kWinogradF6:
       if (w.kh != 3 || w.kw != 3 || !s1 || !dil1 || l.groups != 1)
         return unsupported("needs a 3x3 kernel, stride 1, dilation 1, groups 1");
       return Status::ok();

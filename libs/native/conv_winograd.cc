@@ -1,4 +1,4 @@
-// Winograd F(2x2,3x3) and F(4x4,3x3) (Lavin & Gray), run block by block so that the
+// Winograd F(2x2,3x3), F(4x4,3x3) and F(6x6,3x3) (Lavin & Gray), run block by block so that the
 // transformed input V and the products M of one block stay in L2: for a block of whole
 // tile rows, V[p][tile][c] = B^T d B, M[p] = V[p] (tiles x C) * U[p] (C x K) for each of
 // the t*t positions p, Y = A^T m A. The transforms (conv_winograd_kernels.inc, built for
@@ -202,8 +202,12 @@ class WinogradConv : public ConvBase {
 Status create_winograd_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
   const NativeIsa isa = cpu_native_isa();
   const WinogradKernels& k = isa == NativeIsa::kAvx512 ? kAvx512 : isa == NativeIsa::kAvx2 ? kAvx2 : kGeneric;
-  if (a.desc.algorithm == Algorithm::kWinogradF2) *out = std::make_unique<WinogradConv<2>>(a, k);
-  else *out = std::make_unique<WinogradConv<4>>(a, k);
+  switch (a.desc.algorithm) {
+    case Algorithm::kWinogradF2: *out = std::make_unique<WinogradConv<2>>(a, k); break;
+    case Algorithm::kWinogradF4: *out = std::make_unique<WinogradConv<4>>(a, k); break;
+    case Algorithm::kWinogradF6: *out = std::make_unique<WinogradConv<6>>(a, k); break;
+    default: return unsupported(std::string("no Winograd tile for '") + to_string(a.desc.algorithm) + "'");
+  }
   return Status::ok();
 }
 

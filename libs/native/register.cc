@@ -16,7 +16,8 @@ Status native_conv_factory(Algorithm algo, const PrimitiveArgs& a, std::unique_p
     case Algorithm::kGemm1x1: return create_gemm_1x1_conv(a, native_gemm, out);
     case Algorithm::kKn2row: return native::create_kn2row_conv(a, out);
     case Algorithm::kWinogradF2:
-    case Algorithm::kWinogradF4: return native::create_winograd_conv(a, out);
+    case Algorithm::kWinogradF4:
+    case Algorithm::kWinogradF6: return native::create_winograd_conv(a, out);
     default: return unsupported("no native conv algorithm " + std::string(to_string(algo)));
   }
 }
@@ -33,7 +34,8 @@ void register_convs(Registry& r) {
       {Algorithm::kGemm1x1, Layout::kNCHW},    {Algorithm::kGemm1x1, Layout::kNHWC},
       {Algorithm::kKn2row, Layout::kNCHW},     {Algorithm::kWinogradF2, Layout::kNCHW},
       {Algorithm::kWinogradF2, Layout::kNHWC}, {Algorithm::kWinogradF4, Layout::kNCHW},
-      {Algorithm::kWinogradF4, Layout::kNHWC}, {Algorithm::kDepthwise, Layout::kNCHW},
+      {Algorithm::kWinogradF4, Layout::kNHWC}, {Algorithm::kWinogradF6, Layout::kNCHW},
+      {Algorithm::kWinogradF6, Layout::kNHWC}, {Algorithm::kDepthwise, Layout::kNCHW},
       {Algorithm::kDepthwise, Layout::kNHWC},
   }, native_conv_factory);
 }

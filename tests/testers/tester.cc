@@ -59,8 +59,9 @@ Tensor to_float_dtype(const Tensor& t, DType to) {
 double tolerance(const ImplDesc& d) {
   if (d.dtype_in == DType::kI8) return kInt8Tolerance;
   if (d.dtype_in == DType::kBF16 || d.dtype_out == DType::kBF16) return kBf16Tolerance;
-  if (d.algorithm == Algorithm::kWinogradF2 || d.algorithm == Algorithm::kWinogradF4 || d.algorithm == Algorithm::kWinograd)
-    return kWinogradTolerance;  // native F(2,3) / F(4,3) and oneDNN's own
+  if (d.algorithm == Algorithm::kWinogradF2 || d.algorithm == Algorithm::kWinogradF4 ||
+      d.algorithm == Algorithm::kWinogradF6 || d.algorithm == Algorithm::kWinograd)
+    return kWinogradTolerance;  // native F(2,3) / F(4,3) / F(6,3) and oneDNN's own
   return kF32Tolerance;
 }
 
