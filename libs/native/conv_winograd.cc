@@ -1,6 +1,6 @@
-// Winograd F(2x2,3x3), F(4x4,3x3) and F(6x6,3x3) (Lavin & Gray), run block by block so that the
-// transformed input V and the products M of one block stay in L2: for a block of whole
-// tile rows, V[p][tile][c] = B^T d B, M[p] = V[p] (tiles x C) * U[p] (C x K) for each of
+// Winograd F(2x2,3x3), F(4x4,3x3) and F(6x6,3x3) (Lavin & Gray), run block by block so
+// that the transformed input V and the products M of one block stay in L2: for a block of
+// whole tile rows, V[p][tile][c] = B^T d B, M[p] = V[p] (tiles x C) * U[p] (C x K) for each of
 // the t*t positions p, Y = A^T m A. The transforms (conv_winograd_kernels.inc, built for
 // baseline x86-64, AVX2 and AVX-512, picked at run time) are written out (no multiplies by
 // the zeros of B and A) and work on a vector of channels at once (16 with AVX-512, 8 with
