@@ -1,5 +1,5 @@
 // Every conv implementation (native, openblas, xnnpack, torch, onednn) on the conv shapes
-// of ResNet-50 and MobileNetV2 (224x224, batch 1). Names: <model>/<layer>/<implementation>;
+// of ResNet-50, MobileNetV2, SqueezeNet 1.1 and GoogLeNet (224x224, batch 1). Names: <model>/<layer>/<implementation>;
 // unsupported pairs are not registered. Only run() is timed; create/pack/setup happen before.
 //   bench_conv --benchmark_filter='resnet50/layer1.0.conv2/' --benchmark_min_time=0.2
 // `bench_conv --onednn_vs_gemm` instead prints, for every 1x1 conv of ResNet-50 at one
@@ -30,7 +30,7 @@ struct ConvCase {
 
 std::vector<ConvCase> conv_cases() {
   std::vector<ConvCase> out;
-  for (const char* name : {"resnet50", "mobilenetv2"}) {
+  for (const char* name : {"resnet50", "mobilenetv2", "squeezenet1_1", "googlenet"}) {
     Network raw, net;
     if (!build_zoo_model(name, ZooOptions{}, &raw).is_ok()) continue;
     init_random_weights(raw, 1);
