@@ -1,6 +1,7 @@
 // Every conv implementation (native, openblas, xnnpack, torch, onednn) on the conv shapes
-// of ResNet-50, MobileNetV2, SqueezeNet 1.1 and GoogLeNet (224x224, batch 1). Names: <model>/<layer>/<implementation>;
-// unsupported pairs are not registered. Only run() is timed; create/pack/setup happen before.
+// of ResNet-50, MobileNetV2, SqueezeNet 1.1 and GoogLeNet (224x224, batch 1). Names:
+// <model>/<layer>/<implementation>; unsupported pairs are not registered. Only run() is
+// timed; create/pack/setup happen before.
 //   bench_conv --benchmark_filter='resnet50/layer1.0.conv2/' --benchmark_min_time=0.2
 // `bench_conv --onednn_vs_gemm` instead prints, for every 1x1 conv of ResNet-50 at one
 // thread, oneDNN's f32 GFLOP/s (best of its layouts) against the best f32 GEMM (Eigen's
