@@ -46,6 +46,11 @@ struct WinogradTiles {
   void kernel_transform(int m, const float* g9, float* u);               \
   void input_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
   void output_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
+  /* U of one position (C x K row-major) in this build's GEMM panels */   \
+  int64_t packed_u_floats(int C, int K);                                  \
+  void pack_u(int C, int K, const float* u, float* packed);               \
+  /* M (nt x K) = V (nt x C) * U, U packed by pack_u */                   \
+  void position_gemm(int nt, int C, int K, const float* v, const float* packed, float* m); \
   }
 LW_DECLARE_WINOGRAD_VARIANT(generic)
 LW_DECLARE_WINOGRAD_VARIANT(avx2)

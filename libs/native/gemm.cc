@@ -50,11 +50,6 @@ void native_gemm_pack_a(int m, int k, const float* a, int lda, float* packed) {
   LW_GEMM_DISPATCH(pack_a, m, k, a, lda, packed);
 }
 
-void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
-                          float* a_buffer) {
-  LW_GEMM_DISPATCH(gemm_packed_b, m, n, k, a, lda, packed_b, c, ldc, a_buffer);
-}
-
 int64_t native_gemm_buffer_floats(int threads, int64_t rows, int k) {
   return LW_GEMM_DISPATCH(buffer_floats, threads, rows, k);
 }

@@ -15,8 +15,6 @@
                   bool acc);                                                                                     \
   void pack_b(int n, int k, const float* b, int ldb, float* packed);                                            \
   void pack_a(int m, int k, const float* a, int lda, float* packed);                                            \
-  void gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,    \
-                     float* a_buffer);                                                                           \
   int64_t buffer_floats(int threads, int64_t rows, int k);                                                       \
   void with_packed_b(int threads, int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, \
                      int ldc, float* buffer, const GemmEpilogue& ep);                                            \

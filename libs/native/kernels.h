@@ -166,12 +166,10 @@ class ConvBase : public Primitive {
   float* ws_ = nullptr;
 };
 
-/// GEMM with a constant right operand packed once, outside run(): row-major
-/// C[m x n] = A[m x k] * B[k x n]. Both buffers must be 64-byte aligned (Eigen's packed
-/// panels are read with aligned loads). packed_b holds n * k floats, a_buffer m * k.
+/// Packs the constant right operand B[k x n] of row-major C[m x n] = A[m x k] * B once,
+/// outside run(), for native_gemm_with_packed_b. packed_b (n * k floats) must be 64-byte
+/// aligned: Eigen's packed panels are read with aligned loads.
 void native_gemm_pack_b(int n, int k, const float* b, int ldb, float* packed_b);
-void native_gemm_packed_b(int m, int n, int k, const float* a, int lda, const float* packed_b, float* c, int ldc,
-                          float* a_buffer);
 
 /// Applied by the packed GEMMs below to each block of C while it is in cache: C starts at
 /// the bias (one per output channel: per column of C for with_packed_b, per row for

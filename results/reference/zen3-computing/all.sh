@@ -7,7 +7,7 @@ set -u
 D=${1:-/tmp/q/p93}; mkdir -p $D
 gcc -O2 -o /tmp/q/vcpu_speed /work/main/results/reference/predictions/handoff/experiments/vcpu_speed.c
 { lscpu; git -C /work/main rev-parse HEAD; } > $D/machine.txt
-export BENCH_EXTRA="--near-wait 60" ROUNDS="1 2"
+export BENCH_EXTRA="--near-wait 60" ROUNDS="${ROUNDS:-1 2}"
 bash /work/main/results/reference/int8-layers/final/all.sh $D
 /work/main/build/tests/bench_conv --onednn_vs_gemm > $D/onednn_vs_gemm.txt 2>&1
 echo done > $D/zen3-computing.finished

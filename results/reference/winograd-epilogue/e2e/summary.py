@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""e2e/bench_{old,new}.r*.csv -> medians over the rounds of each deployment's measured ms and
+"""e2e/bench_{old,new}.r*.csv (or DIR/bench_{old,new}.r*.csv: summary.py DIR) -> medians over the rounds of each deployment's measured ms and
 speed-up over Ref-FP32 (measured in the same bench), before (old) and after (new)."""
-import collections, csv, glob, os, statistics as st
+import collections, csv, glob, os, statistics as st, sys
 
-here = os.path.dirname(os.path.abspath(__file__))
+# The folder of the CSVs: this one, or the one given (../../winograd-gemm/e2e).
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 runs = collections.defaultdict(list)
 for f in sorted(glob.glob(os.path.join(here, 'bench_*.r*.csv'))):
     binary = os.path.basename(f).split('_')[1].split('.')[0]
