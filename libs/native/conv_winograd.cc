@@ -17,10 +17,11 @@ namespace lw::native {
 namespace {
 
 constexpr int kLanes = kWinogradLanes;
-// Bytes of V + M one block may take: half of this core's L2, leaving room for U[p]. Half of
-// Zen 3's 512 KiB rather than the 1 MiB set on a 2 MiB L2: there M spilled from L2 before the
-// output transform read it back, SqueezeNet's fire2 F(6x6) 0.354 -> 0.297 ms. Blocks do not
-// change the result: each product sums over the channels in the same order.
+// Bytes of V + M one block may take: half of this core's L2, leaving room for U[p]. The 1 MiB
+// set on a 2 MiB L2 overflowed Zen 3's 512 KiB between the transforms and the GEMMs:
+// SqueezeNet's fire2 F(4x4) 0.330 -> 0.303 ms, ResNet-50's layer1.0 F(4x4) 1.04 -> 0.96 with
+// half of it (bench_conv, results/reference/winograd-gemm/). Blocks do not change the result:
+// each product sums over the channels in the same order.
 int64_t block_bytes() {
   static const int64_t bytes = [] {
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
