@@ -30,7 +30,7 @@ int64_t block_bytes() {
   return bytes;
 }
 
-// The transforms of one build.
+// The transforms and the per-position GEMM of one build.
 struct WinogradKernels {
   decltype(&generic::kernel_transform) kernel_transform;
   decltype(&generic::input_tiles) input_tiles;
