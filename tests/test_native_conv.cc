@@ -18,3 +18,40 @@ TEST_CASE("native conv implementations match the reference") {
     CHECK(ran[i].reshaped >= 5);
   }
 }
+
+// F(2x2, 5x5) and F(4x4, 5x5) (the 3x3 tiles' points, 6x6 and 8x8 tiles) on dense 5x5 convs:
+// tiles overhanging the image, odd and vector-width channel counts, asymmetric padding, a
+// 1x1 output, batch 2, blocks of tile rows, and GoogLeNet's deepest 5x5 (48 -> 128 on 7x7).
+// F(6x6, 5x5) is not built and must say so.
+TEST_CASE("native Winograd on 5x5 convs matches the reference; no F(6x6, 5x5)") {
+  using T = ConvTester;
+  const std::vector<ConvTester> shapes = {
+      T().input(1, 13, 11, 9).out_channels(21).kernel(5).pad(2),
+      T().input(1, 6, 5, 5).out_channels(7).kernel(5),                               // 1x1 output
+      T().input(1, 17, 3, 4).out_channels(5).kernel(5).pad(2, 1, 2, 3),              // asymmetric, tiny
+      T().input(2, 16, 9, 10).out_channels(32).kernel(5).pad(2).activation(LayerKind::kRelu),
+      T().input(1, 48, 7, 7).out_channels(128).kernel(5).pad(2).bias(false),
+      T().input(1, 64, 14, 14).out_channels(17).kernel(5).pad(2).activation(LayerKind::kHardSwish),
+      T().input(2, 19, 45, 47).out_channels(21).kernel(5).pad(2).activation(LayerKind::kRelu6),  // blocks
+  };
+  Registry r;
+  register_native(r);
+  int checked = 0;
+  for (const ImplDesc& d : descriptors(r, Library::kNative, LayerKind::kConv2d)) {
+    const bool f2 = d.algorithm == Algorithm::kWinogradF2, f4 = d.algorithm == Algorithm::kWinogradF4;
+    if (!f2 && !f4 && d.algorithm != Algorithm::kWinogradF6) continue;
+    double worst = 0;
+    for (const ConvTester& t : shapes) {
+      INFO(d.name(), ": ", t.describe());
+      const Outcome o = t.Test(r, d);
+      CHECK(o.supported == (f2 || f4));
+      CHECK(o.reshaped == (f2 || f4));
+      worst = std::max(worst, o.error);
+    }
+    if (f2 || f4) {
+      ++checked;
+      MESSAGE(d.name(), " on 5x5: worst error ", worst, " of max|ref|");
+    }
+  }
+  CHECK(checked == 16);  // {f2, f4} x {NCHW, NHWC} x {plain, fused} x 2 thread sets
+}

@@ -37,10 +37,15 @@ Status supports_conv_algorithm(Algorithm algo, Layout layout, const Layer& l, co
       return Status::ok();
     case Algorithm::kWinogradF2:
     case Algorithm::kWinogradF4:
-    case Algorithm::kWinogradF6:
-      if (w.kh != 3 || w.kw != 3 || !s1 || !dil1 || l.groups != 1)
-        return unsupported("needs a 3x3 kernel, stride 1, dilation 1, groups 1");
+    case Algorithm::kWinogradF6: {
+      // F(m x m, 3x3) for m = 2, 4, 6 and F(m x m, 5x5) for m = 2, 4 (tiles of 6 and 8, the
+      // 3x3 ones' points); F(6x6, 5x5) would need a 10x10 tile, whose points round too much.
+      const bool k3 = w.kh == 3 && w.kw == 3, k5 = w.kh == 5 && w.kw == 5;
+      if (!(k3 || k5) || !s1 || !dil1 || l.groups != 1)
+        return unsupported("needs a 3x3 or 5x5 kernel, stride 1, dilation 1, groups 1");
+      if (k5 && algo == Algorithm::kWinogradF6) return unsupported("no F(6x6, 5x5) (a 10x10 tile): winograd_f2 or _f4");
       return Status::ok();
+    }
     case Algorithm::kDepthwise:
       if (l.groups != in[0].c || l.out_channels != in[0].c)
         return unsupported("needs groups == in channels == out channels");

@@ -1,4 +1,5 @@
-// Winograd F(2x2,3x3), F(4x4,3x3) and F(6x6,3x3) (Lavin & Gray), run block by block so
+// Winograd F(2x2,3x3), F(4x4,3x3), F(6x6,3x3), and F(2x2,5x5), F(4x4,5x5) for the 5x5 convs
+// (GoogLeNet's), after Lavin & Gray, run block by block so
 // that the transformed input V and the products M of one block stay in L2: for a block of
 // whole tile rows, V[p][tile][c] = B^T d B, M[p] = V[p] (tiles x C) * U[p] (C x K) for each of
 // the t*t positions p, Y = A^T m A. The transforms and the GEMMs (conv_winograd_kernels.inc,
@@ -46,10 +47,10 @@ const WinogradKernels kAvx2 = LW_WINOGRAD_KERNELS(avx2);
 const WinogradKernels kAvx512 = LW_WINOGRAD_KERNELS(avx512);
 #undef LW_WINOGRAD_KERNELS
 
-// Template parameter M fixes the tile (T = M + 2, P = T * T positions).
-template <int M>
+// F(M x M, R x R): the tile is T = M + R - 1 inputs a side, P = T * T positions.
+template <int M, int R>
 struct WinoSize {
-  static constexpr int T = M + 2;
+  static constexpr int T = M + R - 1;
 };
 
 // NCHW <-> channels-last for channels [c0, c1) of `pixels` consecutive pixels: plane c
@@ -83,9 +84,9 @@ struct Plan {
   int64_t slot_floats() const { return v_floats + m_floats + stage_floats; }
 };
 
-template <int M>
+template <int M, int R>
 Plan plan_for(const ConvGeom& g, bool nchw) {
-  constexpr int T = WinoSize<M>::T, P = T * T;
+  constexpr int T = WinoSize<M, R>::T, P = T * T;
   Plan pl;
   pl.tw = (g.ow + M - 1) / M;
   pl.th = (g.oh + M - 1) / M;
@@ -105,9 +106,9 @@ Plan plan_for(const ConvGeom& g, bool nchw) {
   return pl;
 }
 
-template <int M>
+template <int M, int R>
 class WinogradConv : public ConvBase {
-  static constexpr int T = WinoSize<M>::T, P = T * T;
+  static constexpr int T = WinoSize<M, R>::T, P = T * T;
 
  public:
   // U[p] = (G g G^T)[p] as the C x K right operand of position p, in the GEMM's panels
@@ -119,7 +120,7 @@ class WinogradConv : public ConvBase {
     for (int k = 0; k < K; ++k)
       for (int c = 0; c < C; ++c) {
         float u[P];
-        k_.kernel_transform(M, l.weights.data() + (int64_t(k) * C + c) * 9, u);
+        k_.kernel_transform(M, R, l.weights.data() + (int64_t(k) * C + c) * R * R, u);
         for (int p = 0; p < P; ++p) u_all[(int64_t(p) * C + c) * K + k] = u[p];
       }
     u_floats_ = k_.packed_u_floats(C, K);  // each position 64-byte aligned
@@ -130,7 +131,7 @@ class WinogradConv : public ConvBase {
   // Blocks go to the threads whole when there are enough of them; otherwise each block
   // splits its stages (tiles, positions) over the threads.
   Status run() override {
-    const Plan pl = plan_for<M>(g_, nchw());
+    const Plan pl = plan_for<M, R>(g_, nchw());
     float* ws = align64(ws_);
     const int slots = pl.blocks >= threads_ ? threads_ : 1;
     if (slots == 1) {
@@ -181,7 +182,7 @@ class WinogradConv : public ConvBase {
     WinogradTiles t;
     t.ty0 = ty0, t.tw = pl.tw, t.channels = g_.c, t.nt = nt;
     t.x = x, t.pad_top = g_.pt, t.pad_left = g_.pl, t.v = v;
-    parallel_for(threads, nt, [&](int64_t t0, int64_t t1) { k_.input_tiles(M, t, t0, t1); });
+    parallel_for(threads, nt, [&](int64_t t0, int64_t t1) { k_.input_tiles(M, R, t, t0, t1); });
   }
 
   // Y = A^T m A + bias, activated; NCHW output is written channels-last to the staging area
@@ -193,7 +194,7 @@ class WinogradConv : public ConvBase {
     t.ty0 = ty0, t.tw = pl.tw, t.channels = g_.k, t.nt = nt;
     t.m = m, t.bias = bias_.data(), t.act = act_, t.ldh = ldh, t.oy0 = oy0, t.oh = g_.oh, t.ow = g_.ow;
     t.y = nchw() ? stage - oy0 * ldh : y_ + n * ohw * g_.k;
-    parallel_for(threads, nt, [&](int64_t t0, int64_t t1) { k_.output_tiles(M, t, t0, t1); });
+    parallel_for(threads, nt, [&](int64_t t0, int64_t t1) { k_.output_tiles(M, R, t, t0, t1); });
     if (!nchw()) return;
     float* out = y_ + n * ohw * g_.k + int64_t(oy0) * g_.ow;
     parallel_for(threads, g_.k, kLanes, [&](int64_t k0, int64_t k1) {
@@ -202,7 +203,7 @@ class WinogradConv : public ConvBase {
   }
 
   size_t workspace_for(const ConvGeom& g) const override {
-    return sizeof(float) * (size_t(std::max(threads_, 1)) * size_t(plan_for<M>(g, nchw()).slot_floats()) + kLanes);
+    return sizeof(float) * (size_t(std::max(threads_, 1)) * size_t(plan_for<M, R>(g, nchw()).slot_floats()) + kLanes);
   }
 
   const WinogradKernels& k_;  // the transforms' build for this CPU
@@ -214,13 +215,27 @@ class WinogradConv : public ConvBase {
 Status create_winograd_conv(const PrimitiveArgs& a, std::unique_ptr<Primitive>* out) {
   const NativeIsa isa = cpu_native_isa();
   const WinogradKernels& k = isa == NativeIsa::kAvx512 ? kAvx512 : isa == NativeIsa::kAvx2 ? kAvx2 : kGeneric;
+  // The algorithm names the output tile; the layer's kernel (3x3 or 5x5) the filter.
+  const bool r5 = a.layer->window.kh == 5;
   switch (a.desc.algorithm) {
-    case Algorithm::kWinogradF2: *out = std::make_unique<WinogradConv<2>>(a, k); break;
-    case Algorithm::kWinogradF4: *out = std::make_unique<WinogradConv<4>>(a, k); break;
-    case Algorithm::kWinogradF6: *out = std::make_unique<WinogradConv<6>>(a, k); break;
-    default: return unsupported(std::string("no Winograd tile for '") + to_string(a.desc.algorithm) + "'");
+    case Algorithm::kWinogradF2:
+      if (r5) *out = std::make_unique<WinogradConv<2, 5>>(a, k);
+      else *out = std::make_unique<WinogradConv<2, 3>>(a, k);
+      return Status::ok();
+    case Algorithm::kWinogradF4:
+      if (r5) *out = std::make_unique<WinogradConv<4, 5>>(a, k);
+      else *out = std::make_unique<WinogradConv<4, 3>>(a, k);
+      return Status::ok();
+    case Algorithm::kWinogradF6:
+      if (!r5) {
+        *out = std::make_unique<WinogradConv<6, 3>>(a, k);
+        return Status::ok();
+      }
+      break;
+    default: break;
   }
-  return Status::ok();
+  return unsupported(std::string("no Winograd tile for '") + to_string(a.desc.algorithm) + "' on a " +
+                     std::to_string(a.layer->window.kh) + "x" + std::to_string(a.layer->window.kw) + " kernel");
 }
 
 }  // namespace lw::native

@@ -42,10 +42,11 @@ struct WinogradTiles {
 
 #define LW_DECLARE_WINOGRAD_VARIANT(ns)                                  \
   namespace ns {                                                         \
-  /* U = G g G^T of one 3x3 filter g (row-major 9), T x T row-major */    \
-  void kernel_transform(int m, const float* g9, float* u);               \
-  void input_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
-  void output_tiles(int m, const WinogradTiles& a, int64_t t0, int64_t t1); \
+  /* F(m x m, r x r): U = G g G^T of one r x r filter g (row-major), */  \
+  /* T x T row-major (T = m + r - 1) */                                   \
+  void kernel_transform(int m, int r, const float* g, float* u);         \
+  void input_tiles(int m, int r, const WinogradTiles& a, int64_t t0, int64_t t1); \
+  void output_tiles(int m, int r, const WinogradTiles& a, int64_t t0, int64_t t1); \
   /* U of one position (C x K row-major) in this build's GEMM panels */   \
   int64_t packed_u_floats(int C, int K);                                  \
   void pack_u(int C, int K, const float* u, float* packed);               \

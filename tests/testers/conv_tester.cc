@@ -52,6 +52,7 @@ std::vector<ConvTester> conv_shapes(int random_count, uint64_t seed, bool blocki
       T().input(1, 17, 10, 10).out_channels(17).kernel(3).pad(1).groups(17),        // depthwise, odd C
       T().input(1, 24, 9, 9).out_channels(24).kernel(3).stride(2).pad(1).groups(24).activation(LayerKind::kRelu6),
       T().input(1, 8, 9, 9).out_channels(16).kernel(5).pad(2).groups(8),            // depth multiplier 2
+      T().input(1, 11, 10, 7).out_channels(9).kernel(5).pad(2),                     // dense 5x5, odd
       T().input(1, 3, 19, 19).out_channels(33).kernel(7).stride(2).pad(3),          // stem-like
       T().input(1, 8, 11, 11).out_channels(5).kernel(3).dilation(2).pad(2),         // dilated
       T().input(1, 24, 12, 12).out_channels(40).kernel(1).stride(2),                // strided 1x1, blocks of 8

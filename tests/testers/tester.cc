@@ -61,7 +61,7 @@ double tolerance(const ImplDesc& d) {
   if (d.dtype_in == DType::kBF16 || d.dtype_out == DType::kBF16) return kBf16Tolerance;
   if (d.algorithm == Algorithm::kWinogradF2 || d.algorithm == Algorithm::kWinogradF4 ||
       d.algorithm == Algorithm::kWinogradF6 || d.algorithm == Algorithm::kWinograd)
-    return kWinogradTolerance;  // native F(2,3) / F(4,3) / F(6,3) and oneDNN's own
+    return kWinogradTolerance;  // native F(2,3) / F(4,3) / F(6,3) / F(2,5) / F(4,5), oneDNN's own
   return kF32Tolerance;
 }
 
