@@ -33,6 +33,7 @@ TEST_CASE("native Winograd on 5x5 convs matches the reference; no F(6x6, 5x5)") 
       T().input(1, 48, 7, 7).out_channels(128).kernel(5).pad(2).bias(false),
       T().input(1, 64, 14, 14).out_channels(17).kernel(5).pad(2).activation(LayerKind::kHardSwish),
       T().input(2, 19, 45, 47).out_channels(21).kernel(5).pad(2).activation(LayerKind::kRelu6),  // blocks
+      T().input(1, 48, 28, 28).out_channels(64).kernel(5).pad(2),  // U (F4: 786 KB) past the block budget
   };
   Registry r;
   register_native(r);
@@ -54,4 +55,30 @@ TEST_CASE("native Winograd on 5x5 convs matches the reference; no F(6x6, 5x5)") 
     }
   }
   CHECK(checked == 16);  // {f2, f4} x {NCHW, NHWC} x {plain, fused} x 2 thread sets
+}
+
+// At one thread a block of tiles grows to at least U's bytes of V + M once U outgrows the
+// block budget (conv_winograd.cc plan_for): several blocks that each read all of U. At two
+// threads the same conv is one block split by positions. Both must match the reference.
+TEST_CASE("native Winograd with U past the block budget matches the reference") {
+  using T = ConvTester;
+  // F(4x4): U 590 KB, V + M 1.2 MB in 8 tile rows; F(2x2): U 262 KB; F(6x6): U 1 MB.
+  const std::vector<ConvTester> shapes = {T().input(1, 64, 30, 30).out_channels(64).kernel(3).pad(1),
+                                          T().input(1, 64, 29, 31).out_channels(80).kernel(3).pad(1).activation(LayerKind::kRelu)};
+  Registry r;
+  register_native(r);
+  int checked = 0;
+  for (const ImplDesc& d : descriptors(r, Library::kNative, LayerKind::kConv2d)) {
+    if (d.algorithm != Algorithm::kWinogradF2 && d.algorithm != Algorithm::kWinogradF4 &&
+        d.algorithm != Algorithm::kWinogradF6)
+      continue;
+    for (const ConvTester& t : shapes) {
+      INFO(d.name(), ": ", t.describe());
+      const Outcome o = t.Test(r, d);
+      CHECK(o.supported);
+      CHECK(o.reshaped);
+      ++checked;
+    }
+  }
+  CHECK(checked == 48);  // 3 tiles x 2 layouts x 2 fusions x 2 thread sets x 2 shapes
 }

@@ -85,15 +85,22 @@ struct Plan {
 };
 
 template <int M, int R>
-Plan plan_for(const ConvGeom& g, bool nchw) {
+Plan plan_for(const ConvGeom& g, bool nchw, int threads) {
   constexpr int T = WinoSize<M, R>::T, P = T * T;
   Plan pl;
   pl.tw = (g.ow + M - 1) / M;
   pl.th = (g.oh + M - 1) / M;
-  // Every block reads all of U; once U outgrows the block budget (deep layers, few tiles),
-  // reading it again costs more than letting V and M spill, so the image is one block.
+  // Every block reads all of U. On one thread a block takes at least as many bytes of V + M
+  // as U has, so that reading U again from the shared cache costs no more than the block's V
+  // and M would spilling to memory: deep layers (few tiles, large U) stay one block per image,
+  // and layers with many tiles and a U past the budget no longer spill V + M (GoogLeNet's
+  // stem.conv3, U 1.8 MB, V + M 7.2 MB: F(4x4) 0.72-0.75x at 1 thread in the profiler,
+  // results/reference/winograd-blocks/). With more threads, once U outgrows the budget the
+  // image is one block split over them by positions, each reading its share of U: blocks
+  // there were 0.89-1.10x, within this host's 2-thread noise, so that plan stays.
   const int64_t tile_bytes = int64_t(sizeof(float)) * P * (g.c + g.k), u_bytes = int64_t(sizeof(float)) * P * g.c * g.k;
-  pl.rows = u_bytes > block_bytes() ? pl.th : int(std::clamp<int64_t>(block_bytes() / (tile_bytes * pl.tw), 1, pl.th));
+  const int64_t budget = threads == 1 ? std::max(block_bytes(), u_bytes) : block_bytes();
+  pl.rows = u_bytes > budget ? pl.th : int(std::clamp<int64_t>(budget / (tile_bytes * pl.tw), 1, pl.th));
   pl.per_image = (pl.th + pl.rows - 1) / pl.rows;
   pl.blocks = int64_t(g.n) * pl.per_image;
   pl.max_tiles = int64_t(pl.rows) * pl.tw;
@@ -131,7 +138,7 @@ class WinogradConv : public ConvBase {
   // Blocks go to the threads whole when there are enough of them; otherwise each block
   // splits its stages (tiles, positions) over the threads.
   Status run() override {
-    const Plan pl = plan_for<M, R>(g_, nchw());
+    const Plan pl = plan_for<M, R>(g_, nchw(), threads_);
     float* ws = align64(ws_);
     const int slots = pl.blocks >= threads_ ? threads_ : 1;
     if (slots == 1) {
@@ -203,7 +210,7 @@ class WinogradConv : public ConvBase {
   }
 
   size_t workspace_for(const ConvGeom& g) const override {
-    return sizeof(float) * (size_t(std::max(threads_, 1)) * size_t(plan_for<M, R>(g, nchw()).slot_floats()) + kLanes);
+    return sizeof(float) * (size_t(std::max(threads_, 1)) * size_t(plan_for<M, R>(g, nchw(), threads_).slot_floats()) + kLanes);
   }
 
   const WinogradKernels& k_;  // the transforms' build for this CPU
