@@ -16,5 +16,5 @@ for s in sorted(set(k[0] for k in res)):
     for v in VARS:
       c=[(st.median(dd[v]),n) for (b,n),dd in res.items() if b==s and n.endswith(t) and dd[v]]
       best[v]=min(c) if c else (float('nan'),'-')
-    if best['a'][1]=='-': continue
-    print(','.join([s,t]+['%.3f'%best[v][0] for v in VARS]+['%.3f'%(best[v][0]/best['a'][0]) for v in VARS[1:]]+[best['a'][1][7:],best[VARS[-1]][1][7:]]))
+    if best[VARS[0]][1]=='-': continue
+    print(','.join([s,t]+['%.3f'%best[v][0] for v in VARS]+['%.3f'%(best[v][0]/best[VARS[0]][0]) for v in VARS[1:]]+[best[VARS[0]][1][7:],best[VARS[-1]][1][7:]]))
