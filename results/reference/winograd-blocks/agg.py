@@ -9,7 +9,7 @@ for f in glob.glob(d+'/out.*.json'):
   for x in json.load(open(f))['layers'][1]['impls']:
     if x.get('status')=='ok' and 'winograd' in x['name']:
       res[(b,x['name'])][v].append(x['latency_ms']['median'])
-print('shape,threads,'+','.join(v+'_ms' for v in VARS)+','+','.join(v+'/a' for v in VARS[1:])+',best_a,best_'+VARS[-1])
+print('shape,threads,'+','.join(v+'_ms' for v in VARS)+','+','.join(v+'/'+VARS[0] for v in VARS[1:])+',best_'+VARS[0]+',best_'+VARS[-1])
 for s in sorted(set(k[0] for k in res)):
   for t in ('t1','t2'):
     best={}
