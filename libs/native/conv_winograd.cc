@@ -94,7 +94,7 @@ Plan plan_for(const ConvGeom& g, bool nchw, int threads) {
   // as U has, so that reading U again from the shared cache costs no more than the block's V
   // and M would spilling to memory: deep layers (few tiles, large U) stay one block per image,
   // and layers with many tiles and a U past the budget no longer spill V + M (GoogLeNet's
-  // stem.conv3, U 1.8 MB, V + M 7.2 MB: F(4x4) 0.72-0.75x at 1 thread in the profiler,
+  // stem.conv3, U 1.8 MB, V + M 7.2 MB: F(4x4) 0.72-0.81x at 1 thread in the profiler,
   // results/reference/winograd-blocks/). With more threads, once U outgrows the budget the
   // image is one block split over them by positions, each reading its share of U: blocks
   // there were 0.89-1.10x, within this host's 2-thread noise, so that plan stays.
