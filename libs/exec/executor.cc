@@ -18,6 +18,10 @@ struct Value {
   Format format;
   int layer = -1;  // whose output it holds
   QuantParams quant;
+  // A slice of another value (a concat's output, which its producer wrote into with the
+  // concat's pixel stride): that value, and the slice's first byte in it.
+  int view_of = -1;
+  size_t view_offset = 0;
   size_t bytes() const { return tensor_bytes(shape, format.dtype, format.layout); }
 };
 
@@ -75,6 +79,13 @@ struct Executor::Impl {
 };
 
 namespace {
+
+// Layer `concat`'s input `input` written straight into its output: from channel `channel`
+// of each pixel, `stride` (the concat's channels) apart.
+struct ConcatSlice {
+  int concat, input;
+  int64_t channel, stride;
+};
 
 // Builds values and steps layer by layer; a conversion chain is shared by every consumer
 // that needs the same producer in the same (final) format.
@@ -172,15 +183,64 @@ class Planner {
     if (d.dtype_in == DType::kI8 && int8_keeps_input_quant(l.kind)) args.out_quant = args.in_quant[0];
     Layer fused = runtime_fusion_layer(l, f);
     args.layer = &fused;
+    const std::optional<ConcatSlice> slice = concat_slice(i, d, f);
+    if (slice) args.out_pixel_stride = slice->stride;
     std::unique_ptr<Primitive> prim;
     LW_RETURN_IF_ERROR(opt_.registry->create(args, &prim));
     x_.values.push_back({prim->output_shape(), output_format(d), i, args.out_quant});
     int v = int(x_.values.size()) - 1;
+    if (slice && prim->output_pixel_stride() == slice->stride) slices_[v] = *slice;
+    if (l.kind == LayerKind::kConcat) LW_RETURN_IF_ERROR(take_slices(i, *prim, in, v));
     add_step(std::move(prim), in, v, i, false, pool);
     layer_pool_[i] = pool;
     native_[i] = v;
     source_[i] = i;
     produced_[{i, output_format(d).name()}] = v;
+    return Status::ok();
+  }
+
+  // Where layer i's output goes when its only reader is a concat that can leave it in place:
+  // the native NHWC f32 concat, reading it in the format i writes (no conversion between).
+  // Not for a conv that accumulates into a residual (it starts from the residual's copy),
+  // nor when outputs must be kept or steps must not share buffers.
+  std::optional<ConcatSlice> concat_slice(int i, const ImplDesc& d, const RuntimeFusion& f) const {
+    if (!opt_.in_place || !opt_.concat_in_place || opt_.keep_outputs || f.add >= 0) return std::nullopt;
+    const Format out = output_format(d);
+    if (out.layout != Layout::kNHWC || out.dtype != DType::kF32) return std::nullopt;
+    const int last = f.activation_layer >= 0 ? f.activation_layer : i;  // the tensor i's step writes
+    const std::vector<int>& users = consumers_[size_t(last)];
+    if (users.size() != 1) return std::nullopt;
+    const int c = users[0];
+    const Layer& cl = net_.layers[size_t(c)];
+    const ImplDesc& cd = assign_[size_t(c)];
+    if (cl.kind != LayerKind::kConcat || cd.library != Library::kNative || cd.algorithm != Algorithm::kDefault ||
+        input_format(cd) != out || std::count(cl.inputs.begin(), cl.inputs.end(), last) != 1)
+      return std::nullopt;
+    ConcatSlice slice{c, 0, 0, 0};
+    for (size_t k = 0; k < cl.inputs.size(); ++k) {
+      const int p = cl.inputs[k];
+      if (p == last) slice.input = int(k), slice.channel = slice.stride;
+      slice.stride += net_.layers[size_t(p)].out.c;
+    }
+    if (slice.stride != cl.out.c) return std::nullopt;  // (shapes not inferred)
+    return slice;
+  }
+
+  // Tells concat layer c's primitive which of its inputs their producers wrote in place and
+  // makes those values slices of its output `v`.
+  Status take_slices(int c, Primitive& prim, const std::vector<int>& in, int v) {
+    int taken = 0;
+    for (size_t k = 0; k < in.size(); ++k) {
+      auto it = slices_.find(in[k]);
+      if (it == slices_.end() || it->second.concat != c || it->second.input != int(k)) continue;
+      if (!prim.take_input_in_place(int(k)))
+        return failed(where(c) + prim.name() + " cannot leave input " + std::to_string(k) + " in place");
+      Value& slice = x_.values[size_t(in[k])];
+      slice.view_of = v;
+      slice.view_offset = size_t(it->second.channel) * dtype_bytes(slice.format.dtype);
+      ++taken;
+    }
+    in_place_inputs_ = taken;
     return Status::ok();
   }
 
@@ -237,7 +297,8 @@ class Planner {
   }
 
   void add_step(std::unique_ptr<Primitive> prim, std::vector<int> in, int out, int layer, bool conversion, int pool) {
-    info_.push_back({prim->name(), layer, conversion, 0, 0, false, -1, pool});
+    info_.push_back({prim->name(), layer, conversion, 0, 0, false, -1, pool, in_place_inputs_});
+    in_place_inputs_ = 0;
     x_.steps.push_back({std::move(prim), std::move(in), out, pool, false});
   }
 
@@ -251,12 +312,16 @@ class Planner {
   std::map<int, int> native_;     // layer -> value it produced
   std::vector<int> layer_pool_;   // layer -> pool of its step (-1: the caller, or no step)
   std::map<std::pair<int, std::string>, int> produced_;  // (layer, format) -> value
+  const std::vector<std::vector<int>> consumers_ = net_.consumers();
+  std::map<int, ConcatSlice> slices_;  // value -> the concat slice its step writes
+  int in_place_inputs_ = 0;            // of the concat step being added
 };
 
 // Lifetimes (in steps) and in-place aliases of every value; the input is written at step -1.
 std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place, bool keep_outputs) {
   std::vector<Buffer> b(x.values.size());
-  for (size_t v = 0; v < b.size(); ++v) b[v] = {x.values[v].bytes(), v == 0 ? -1 : 0, v == 0 ? -1 : 0, -1};
+  for (size_t v = 0; v < b.size(); ++v)
+    b[v] = {x.values[v].bytes(), v == 0 ? -1 : 0, v == 0 ? -1 : 0, x.values[v].view_of, x.values[v].view_offset};
   for (size_t s = 0; s < x.steps.size(); ++s) {
     b[x.steps[s].out].first = b[x.steps[s].out].last = int(s);
     for (int v : x.steps[s].in) b[v].last = std::max(b[v].last, int(s));
@@ -268,6 +333,7 @@ std::vector<Buffer> buffers_of(const Executor::Impl& x, bool in_place, bool keep
   for (size_t s = 0; s < x.steps.size(); ++s) {
     const Step& st = x.steps[s];
     int in0 = st.in.empty() ? -1 : st.in[0];
+    if (b[st.out].alias_of >= 0) continue;  // a concat's slice
     if (in0 >= 0 && st.prim->can_run_in_place() && b[in0].last == int(s) && b[in0].bytes == b[st.out].bytes)
       b[st.out].alias_of = in0;
     // A conv that absorbed a residual add writes over the residual when it dies here and is

@@ -28,6 +28,10 @@ struct PlanOptions {
   ConversionCostFn conversion_cost;
   /// Let elementwise steps write over their input when it dies there.
   bool in_place = true;
+  /// Let a concat's producers write straight into its output (NHWC f32, the native concat,
+  /// where the producer's primitive writes a pixel stride), so it copies only the others.
+  /// Needs in_place.
+  bool concat_in_place = true;
   /// Time every step in run() (steady_clock around each run(); off the hot path otherwise).
   bool time_steps = false;
   /// The format the network output is delivered in before run() copies it out (NCHW f32,
@@ -65,6 +69,8 @@ struct ExecStep {
   /// The pool whose cpu1 thread runs its second half (ThreadPoolId); -1: the caller alone.
   /// A conversion takes the pool of the step that reads it.
   int pool = -1;
+  /// A concat: its inputs whose producers wrote them into its output (copied: the others).
+  int inputs_in_place = 0;
 };
 
 class Executor {

@@ -13,6 +13,13 @@ int root_of(const std::vector<Buffer>& b, int i) {
   return i;
 }
 
+// Bytes from the root's start to buffer i's.
+size_t offset_in_root(const std::vector<Buffer>& b, int i) {
+  size_t at = 0;
+  for (; b[i].alias_of >= 0; i = b[i].alias_of) at += b[i].alias_offset;
+  return at;
+}
+
 }  // namespace
 
 ArenaPlan plan_arena(const std::vector<Buffer>& buffers) {
@@ -24,7 +31,7 @@ ArenaPlan plan_arena(const std::vector<Buffer>& buffers) {
     Buffer& r = roots[root[i]];
     r.first = std::min(r.first, buffers[i].first);
     r.last = std::max(r.last, buffers[i].last);
-    r.bytes = std::max(r.bytes, buffers[i].bytes);
+    r.bytes = std::max(r.bytes, offset_in_root(buffers, i) + buffers[i].bytes);
   }
   std::vector<int> order;
   for (int i = 0; i < n; ++i)
@@ -50,7 +57,7 @@ ArenaPlan plan_arena(const std::vector<Buffer>& buffers) {
     plan.arena_bytes = std::max(plan.arena_bytes, offset + align_up(roots[i].bytes));
     placed.push_back(i);
   }
-  for (int i = 0; i < n; ++i) plan.offsets[i] = plan.offsets[root[i]];
+  for (int i = 0; i < n; ++i) plan.offsets[i] = plan.offsets[root[i]] + offset_in_root(buffers, i);
   return plan;
 }
 

@@ -11,8 +11,11 @@ namespace lw {
 struct Buffer {
   size_t bytes = 0;
   int first = 0, last = 0;  // steps where it is written first and read last (inclusive)
-  /// Shares the storage of an earlier buffer (in-place step); -1 if it has its own.
+  /// Shares the storage of another buffer (an in-place step; a concat's slice); -1 if it
+  /// has its own.
   int alias_of = -1;
+  /// Where it starts in that buffer (bytes; a concat's slice).
+  size_t alias_offset = 0;
 };
 
 struct ArenaPlan {

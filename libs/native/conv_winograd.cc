@@ -131,6 +131,9 @@ class WinogradConv : public ConvBase {
         for (int p = 0; p < P; ++p) u_all[(int64_t(p) * C + c) * K + k] = u[p];
       }
     u_floats_ = k_.packed_u_floats(C, K);  // each position 64-byte aligned
+    // NHWC output tiles are stored pixel by pixel, so any pixel stride costs nothing: a
+    // concat's slice.
+    if (!nchw() && a.desc.layout_out == Layout::kNHWC && a.out_pixel_stride > K) out_pixel_stride_ = a.out_pixel_stride;
     packed_.resize(size_t(P * u_floats_ + kLanes));
     for (int p = 0; p < P; ++p) k_.pack_u(C, K, u_all.data() + int64_t(p) * C * K, u(p));
   }
@@ -195,12 +198,12 @@ class WinogradConv : public ConvBase {
   // Y = A^T m A + bias, activated; NCHW output is written channels-last to the staging area
   // first, then transposed into place.
   void output_transform(const Plan& pl, int n, int ty0, int64_t nt, const float* m, float* stage, int threads) const {
-    const int64_t ohw = g_.ohw(), ldh = int64_t(g_.ow) * g_.k;
+    const int64_t ohw = g_.ohw(), ldw = out_pixel_stride_ > 0 ? out_pixel_stride_ : g_.k, ldh = int64_t(g_.ow) * ldw;
     const int oy0 = ty0 * M, oy1 = std::min(oy0 + int(nt / pl.tw) * M, g_.oh);
     WinogradTiles t;
     t.ty0 = ty0, t.tw = pl.tw, t.channels = g_.k, t.nt = nt;
-    t.m = m, t.bias = bias_.data(), t.act = act_, t.ldh = ldh, t.oy0 = oy0, t.oh = g_.oh, t.ow = g_.ow;
-    t.y = nchw() ? stage - oy0 * ldh : y_ + n * ohw * g_.k;
+    t.m = m, t.bias = bias_.data(), t.act = act_, t.ldh = ldh, t.ldw = ldw, t.oy0 = oy0, t.oh = g_.oh, t.ow = g_.ow;
+    t.y = nchw() ? stage - oy0 * ldh : y_ + n * ohw * ldw;
     parallel_for(threads, nt, [&](int64_t t0, int64_t t1) { k_.output_tiles(M, R, t, t0, t1); });
     if (!nchw()) return;
     float* out = y_ + n * ohw * g_.k + int64_t(oy0) * g_.ow;

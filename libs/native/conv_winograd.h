@@ -23,7 +23,7 @@ struct ChannelsLast {
 /// One block's tiles for the tile transforms: tile t of [t0, t1) is tile row ty0 + t / tw,
 /// column t % tw. Input: reads x, writes V[p][t][c] at v + p * nt * channels + t * channels
 /// + c. Output: reads M[p][t][k] at m (same layout), writes bias + activated A^T m A into the
-/// oh x ow channels-last image y (row stride ldh) from output row oy0.
+/// oh x ow channels-last image y (row stride ldh, pixel stride ldw: 0 for K) from output row oy0.
 struct WinogradTiles {
   int ty0 = 0, tw = 0, channels = 0;  // channels: C for the input, K for the output
   int64_t nt = 0;
@@ -36,7 +36,7 @@ struct WinogradTiles {
   const float* bias = nullptr;
   LayerKind act = LayerKind::kInput;
   float* y = nullptr;
-  int64_t ldh = 0;
+  int64_t ldh = 0, ldw = 0;
   int oy0 = 0, oh = 0, ow = 0;
 };
 

@@ -2,6 +2,7 @@
 // global average pooling, fully connected, flatten, softmax (channel layers: layers_channel.cc).
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,14 +15,19 @@ namespace {
 // Activations, add and mul: elementwise (mul may broadcast a N x C x 1 x 1 scale).
 class Eltwise : public LayerPrim {
  public:
-  using LayerPrim::LayerPrim;
-  bool can_run_in_place() const override { return true; }
+  // An NHWC activation writes any output pixel stride (into a concat's slice).
+  explicit Eltwise(const PrimitiveArgs& a) : LayerPrim(a) {
+    if (nhwc_ && is_activation(layer_.kind) && a.in_shapes.size() == 1 && a.out_pixel_stride > a.in_shapes[0].c)
+      out_pixel_stride_ = a.out_pixel_stride;
+  }
+  bool can_run_in_place() const override { return out_pixel_stride_ == 0; }
   Status run() override {
     const LayerKind kind = layer_.kind, act = is_activation(kind) ? kind : layer_.fused_activation;
     const Shape& s = out_shape_;
     const float* a = x_[0];
     const float* b = x_.size() > 1 ? x_[1] : nullptr;
     float* y = y_;
+    if (out_pixel_stride_ > 0) return strided(a, y, act);
     if (kind == LayerKind::kMul && in_[1].h * in_[1].w == 1 && s.h * s.w > 1) return scale(a, b, y, act);
     with_activation(act, [&](auto f) {
       parallel_for(threads_, s.elements(), 256, [=](int64_t i0, int64_t i1) {
@@ -34,6 +40,16 @@ class Eltwise : public LayerPrim {
   }
 
  private:
+  // y = f(a), pixel by pixel: C values read densely, written out_pixel_stride_ apart.
+  Status strided(const float* a, float* y, LayerKind act) const {
+    const int64_t C = out_shape_.c, S = out_pixel_stride_;
+    with_activation(act, [&](auto f) {
+      parallel_for(threads_, out_shape_.elements() / C, 16, [=](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) act_span(a + p * C, y + p * S, C, f);
+      });
+    });
+    return Status::ok();
+  }
   // y = f(a * b) with b one value per (image, channel): per channel plane in NCHW, per pixel
   // (b's C values in a row) in NHWC. (Per element, two divisions found b's index.)
   Status scale(const float* a, const float* b, float* y, LayerKind act) const {
@@ -71,6 +87,14 @@ class Gelu : public LayerPrim {
 class Concat : public LayerPrim {
  public:
   using LayerPrim::LayerPrim;
+  // NHWC: an input its producer wrote into the output (with the output's pixel stride) is
+  // left out of the copy.
+  bool take_input_in_place(int k) override {
+    if (!nhwc_ || k < 0 || k >= int(layer_.inputs.size())) return false;
+    in_place_.resize(layer_.inputs.size(), false);
+    in_place_[size_t(k)] = true;
+    return true;
+  }
   Status run() override {
     const Shape& s = out_shape_;
     const int64_t hw = int64_t(s.h) * s.w;
@@ -85,17 +109,22 @@ class Concat : public LayerPrim {
       }
       return Status::ok();
     }
+    if (!in_place_.empty() && std::all_of(in_place_.begin(), in_place_.end(), [](bool b) { return b; }))
+      return Status::ok();
     parallel_for(threads_, int64_t(s.n) * hw, 16, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         float* dst = y_ + p * s.c;
         for (size_t i = 0; i < x_.size(); ++i) {
-          std::memcpy(dst, x_[i] + p * in_[i].c, sizeof(float) * in_[i].c);
+          if (i >= in_place_.size() || !in_place_[i]) std::memcpy(dst, x_[i] + p * in_[i].c, sizeof(float) * in_[i].c);
           dst += in_[i].c;
         }
       }
     });
     return Status::ok();
   }
+
+ private:
+  std::vector<bool> in_place_;  // per input: already in the output (empty: none)
 };
 
 // Max / average pooling with PyTorch's divisor rules (see libs/ref).

@@ -31,6 +31,11 @@ struct PrimitiveArgs {
   /// (calibration, which chooses them, is not a primitive's business).
   std::vector<QuantParams> in_quant;
   QuantParams out_quant;
+  /// Elements from one pixel of the NHWC output to the next, when the output is a slice of
+  /// a wider tensor (a concat's: the executor lets producers write straight into it); 0:
+  /// dense (the output's channels). A primitive that honours it reports it back
+  /// (Primitive::output_pixel_stride); one that does not writes densely.
+  int64_t out_pixel_stride = 0;
 };
 
 class Primitive {
@@ -53,6 +58,10 @@ class Primitive {
   /// -1. When `out` is that input's buffer nothing is copied (the executor places it there
   /// when the input dies at this step); otherwise run() first copies the input into `out`.
   virtual int accumulate_input() const { return -1; }
+  /// Input k already lies at its place in `out` (its producer wrote it there, see
+  /// PrimitiveArgs::out_pixel_stride): run() must not copy it. False when the primitive
+  /// cannot leave an input out (then it still copies it).
+  virtual bool take_input_in_place(int k) { return false; }
 
   const std::string& name() const { return name_; }
   const Shape& output_shape() const { return out_shape_; }
@@ -60,6 +69,9 @@ class Primitive {
   size_t packed_weight_bytes() const { return weight_bytes_; }
   size_t workspace_bytes() const { return workspace_bytes_; }
   Layout output_layout() const { return out_layout_; }
+  /// Elements between consecutive pixels of the NHWC output as written: the honoured
+  /// PrimitiveArgs::out_pixel_stride, or 0 (dense).
+  int64_t output_pixel_stride() const { return out_pixel_stride_; }
   /// Bytes of the output buffer (a blocked layout pads channels to its block).
   size_t output_bytes() const { return tensor_bytes(out_shape_, out_dtype_, out_layout_); }
 
@@ -70,6 +82,7 @@ class Primitive {
   Layout out_layout_ = Layout::kNCHW;  // only its padding matters: set by blocked producers
   size_t weight_bytes_ = 0;
   size_t workspace_bytes_ = 0;
+  int64_t out_pixel_stride_ = 0;
 };
 
 /// "failed to <verb> <name>: <reason>" with the code of `why`.

@@ -70,6 +70,9 @@ class Conv : public XnnPrim {
 Status Conv::create(const Layer& l, const Shape& in, const PrimitiveArgs& a) {
   const Window& w = l.window;
   const int k = l.out_channels, g = l.groups, cg = in.c / g;
+  // XNNPACK writes any output pixel stride (its output_channel_stride): into a concat's slice.
+  out_pixel_stride_ = a.out_pixel_stride > k ? a.out_pixel_stride : 0;
+  const size_t ostride = out_pixel_stride_ > 0 ? size_t(out_pixel_stride_) : size_t(k);
   // Padding order of the XNNPACK API: top, right, bottom, left.
   const uint32_t pt = w.pad_top, pr = w.pad_right, pb = w.pad_bottom, pl = w.pad_left;
   if (!is_int8(desc_)) {
@@ -79,7 +82,7 @@ Status Conv::create(const Layer& l, const Shape& in, const PrimitiveArgs& a) {
     // XNNPACK does not expose its packed size (padded to its tile); report what we hand it.
     weight_bytes_ = (kernel.size() + l.bias.size()) * sizeof(float);
     return check(xnn_create_convolution2d_nhwc_f32(pt, pr, pb, pl, w.kh, w.kw, w.stride_h, w.stride_w, w.dil_h, w.dil_w, g, cg,
-                                                   k / g, in.c, k, kernel.data(), l.bias.empty() ? nullptr : l.bias.data(),
+                                                   k / g, in.c, ostride, kernel.data(), l.bias.empty() ? nullptr : l.bias.data(),
                                                    lo, hi, 0, &op_),
                  "xnn_create_convolution2d_nhwc_f32");
   }
@@ -93,12 +96,12 @@ Status Conv::create(const Layer& l, const Shape& in, const PrimitiveArgs& a) {
   weight_bytes_ = kernel.size() + bias.size() * sizeof(int32_t) + (per_channel ? k * sizeof(float) : 0);
   if (per_channel)
     return check(xnn_create_convolution2d_nhwc_qc8(pt, pr, pb, pl, w.kh, w.kw, w.stride_h, w.stride_w, w.dil_h, w.dil_w, g, cg,
-                                                   k / g, in.c, k, int8_t(q.in.zero_point), q.in.scale, qw.scales.data(),
+                                                   k / g, in.c, ostride, int8_t(q.in.zero_point), q.in.scale, qw.scales.data(),
                                                    kernel.data(), bias.data(), int8_t(q.out.zero_point), q.out.scale, q.lo,
                                                    q.hi, 0, &op_),
                  "xnn_create_convolution2d_nhwc_qc8");
   return check(xnn_create_convolution2d_nhwc_qs8(pt, pr, pb, pl, w.kh, w.kw, w.stride_h, w.stride_w, w.dil_h, w.dil_w, g, cg,
-                                                 k / g, in.c, k, int8_t(q.in.zero_point), q.in.scale, qw.scales[0],
+                                                 k / g, in.c, ostride, int8_t(q.in.zero_point), q.in.scale, qw.scales[0],
                                                  kernel.data(), bias.data(), int8_t(q.out.zero_point), q.out.scale, q.lo, q.hi,
                                                  0, &op_),
                "xnn_create_convolution2d_nhwc_qs8");

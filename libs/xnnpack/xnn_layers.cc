@@ -21,20 +21,22 @@ class Pool : public XnnPrim {
     const Window& w = layer_.window;
     const Shape& s = a.in_shapes[0];
     const size_t c = s.c;
+    out_pixel_stride_ = a.out_pixel_stride > int64_t(c) ? a.out_pixel_stride : 0;  // (into a concat's slice)
+    const size_t ostride = out_pixel_stride_ > 0 ? size_t(out_pixel_stride_) : c;
     float lo, hi;
     LW_RETURN_IF_ERROR(f32_bounds(layer_.fused_activation, &lo, &hi));
     if (layer_.kind == LayerKind::kGlobalAvgPool)
-      return check(xnn_create_global_average_pooling_nwc_f32(c, c, c, lo, hi, 0, &op_), "xnn_create_global_average_pooling_nwc_f32");
+      return check(xnn_create_global_average_pooling_nwc_f32(c, c, ostride, lo, hi, 0, &op_), "xnn_create_global_average_pooling_nwc_f32");
     if (layer_.kind == LayerKind::kAvgPool)
       return check(xnn_create_average_pooling2d_nhwc_f32(w.pad_top, w.pad_right, w.pad_bottom, w.pad_left, w.kh, w.kw, w.stride_h,
-                                                         w.stride_w, c, c, c, lo, hi, 0, &op_),
+                                                         w.stride_w, c, c, ostride, lo, hi, 0, &op_),
                    "xnn_create_average_pooling2d_nhwc_f32");
     Shape os;
     LW_RETURN_IF_ERROR(infer_layer_shape(layer_, a.in_shapes, &os));
     int pb = w.pad_bottom + ceil_extra(s.h, w.kh, w.stride_h, w.pad_top, w.pad_bottom, w.dil_h, os.h);
     int pr = w.pad_right + ceil_extra(s.w, w.kw, w.stride_w, w.pad_left, w.pad_right, w.dil_w, os.w);
     return check(xnn_create_max_pooling2d_nhwc_f32(w.pad_top, pr, pb, w.pad_left, w.kh, w.kw, w.stride_h, w.stride_w, w.dil_h,
-                                                   w.dil_w, c, c, c, lo, hi, 0, &op_),
+                                                   w.dil_w, c, c, ostride, lo, hi, 0, &op_),
                  "xnn_create_max_pooling2d_nhwc_f32");
   }
   Status setup(const std::vector<const void*>& in, void* out, void*) override {
@@ -91,7 +93,12 @@ class Binary : public XnnPrim {
 class Unary : public XnnPrim {
  public:
   using XnnPrim::XnnPrim;
-  Status create(const PrimitiveArgs& a) { return make_op(row_length(a.in_shapes[0])); }
+  // Strided (into a concat's slice, NHWC): rows of C channels with the output's pixel stride.
+  Status create(const PrimitiveArgs& a) {
+    const bool strided = desc_.layout_out == Layout::kNHWC && layer_.kind != LayerKind::kSoftmax;
+    if (strided && a.out_pixel_stride > a.in_shapes[0].c) out_pixel_stride_ = a.out_pixel_stride;
+    return make_op(row_length(a.in_shapes[0]));
+  }
   // The row length is fixed when the operator is made: a reshape that changes it (new H x W
   // for an activation) makes a new operator, which costs no packing.
   Status reshape(const std::vector<Shape>& in) override {
@@ -102,7 +109,7 @@ class Unary : public XnnPrim {
     op_ = nullptr;
     return make_op(c);
   }
-  bool can_run_in_place() const override { return layer_.kind != LayerKind::kSoftmax; }
+  bool can_run_in_place() const override { return layer_.kind != LayerKind::kSoftmax && out_pixel_stride_ == 0; }
   Status setup(const std::vector<const void*>& in, void* out, void*) override {
     if (in.size() != 1 || !in[0] || !out) return invalid_argument("takes one input and an output");
     const Shape& s = in_[0];
@@ -120,15 +127,16 @@ class Unary : public XnnPrim {
 
  private:
   size_t row_length(const Shape& s) const {
-    return layer_.kind == LayerKind::kSoftmax ? size_t(s.c) : size_t(s.c) * s.h * s.w;
+    return layer_.kind == LayerKind::kSoftmax || out_pixel_stride_ > 0 ? size_t(s.c) : size_t(s.c) * s.h * s.w;
   }
   Status make_op(size_t c) {
     channels_ = c;
+    const size_t os = out_pixel_stride_ > 0 ? size_t(out_pixel_stride_) : c;
     switch (layer_.kind) {
-      case LayerKind::kRelu: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, std::numeric_limits<float>::infinity(), 0, &op_), "xnn_create_clamp_nc_f32");
-      case LayerKind::kRelu6: return check(xnn_create_clamp_nc_f32(c, c, c, 0.f, 6.f, 0, &op_), "xnn_create_clamp_nc_f32");
-      case LayerKind::kHardSwish: return check(xnn_create_hardswish_nc_f32(c, c, c, 0, &op_), "xnn_create_hardswish_nc_f32");
-      case LayerKind::kSigmoid: return check(xnn_create_sigmoid_nc_f32(c, c, c, 0, &op_), "xnn_create_sigmoid_nc_f32");
+      case LayerKind::kRelu: return check(xnn_create_clamp_nc_f32(c, c, os, 0.f, std::numeric_limits<float>::infinity(), 0, &op_), "xnn_create_clamp_nc_f32");
+      case LayerKind::kRelu6: return check(xnn_create_clamp_nc_f32(c, c, os, 0.f, 6.f, 0, &op_), "xnn_create_clamp_nc_f32");
+      case LayerKind::kHardSwish: return check(xnn_create_hardswish_nc_f32(c, c, os, 0, &op_), "xnn_create_hardswish_nc_f32");
+      case LayerKind::kSigmoid: return check(xnn_create_sigmoid_nc_f32(c, c, os, 0, &op_), "xnn_create_sigmoid_nc_f32");
       case LayerKind::kSoftmax: return check(xnn_create_softmax_nc_f32(c, c, c, 0, &op_), "xnn_create_softmax_nc_f32");
       default: return unsupported("no xnnpack unary op for this layer");
     }
