@@ -62,6 +62,13 @@
 /// (the profiler does not time them so). A fused pseudo-impl's output is its absorber's
 /// (walking back). The ILP carries s per layer as a column (results/reference/streamed-outputs/).
 ///
+/// Concats: the executor lets a concat's producers write straight into its output where
+/// their primitives take a pixel stride (PlanOptions::concat_in_place); the model charges
+/// the concat's measured copy and its producers' own outputs all the same, so it predicts
+/// such deployments a little slow and large (GoogLeNet's nine concats, 0.14 ms of 17.2 at
+/// 1 thread on the Zen 4 VM). Which producers write in place depends on the library that
+/// runs a fused activation's conv, which a fused pseudo-impl does not name: not pairwise.
+///
 /// Memory model (predict_memory_bytes): an executor that keeps every weight resident, one
 /// scratch buffer for the largest workspace, and an ideal liveness-based activation pool:
 ///   memory = sum(weights) + max(workspace) + max over schedule steps i of

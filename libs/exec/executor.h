@@ -3,7 +3,9 @@
 /// implementations. plan() creates every primitive (weights packed here, never in run),
 /// inserts the cheapest conversion chain on every edge whose producer format differs from
 /// the consumer's, places all activations in ONE arena by liveness (plus in-place
-/// elementwise steps) and binds pointers; run() then only runs primitives.
+/// elementwise steps, and concat inputs written by their producers straight into the
+/// concat's output: PlanOptions::concat_in_place) and binds pointers; run() then only runs
+/// primitives.
 /// The replay of a chosen deployment and the on-device accuracy checks go through here.
 #pragma once
 #include <memory>

@@ -34,7 +34,9 @@ struct PrimitiveArgs {
   /// Elements from one pixel of the NHWC output to the next, when the output is a slice of
   /// a wider tensor (a concat's: the executor lets producers write straight into it); 0:
   /// dense (the output's channels). A primitive that honours it reports it back
-  /// (Primitive::output_pixel_stride); one that does not writes densely.
+  /// (Primitive::output_pixel_stride); one that does not writes densely. (oneDNN 2.6 runs
+  /// its reference kernel for a strided destination, "ref:any" for brgconv: its convs
+  /// write densely.)
   int64_t out_pixel_stride = 0;
 };
 
