@@ -153,3 +153,71 @@ TEST_CASE("refine refuses fewer than three rounds and a missing registry") {
   o.registry = nullptr;
   CHECK_FALSE(refine_in_network(tiny().net, o, &lut, &report).is_ok());
 }
+
+TEST_CASE("a class's fit recovers an affine map, ignores an outlier and falls back to a ratio") {
+  std::vector<std::pair<double, double>> p;
+  for (double x : {0.01, 0.02, 0.05, 0.1, 0.2, 0.4}) p.push_back({x, 1.2 * x + 0.005});
+  ClassFit f = fit_class(p);
+  CHECK(f.points == 6);
+  CHECK(f.slope == doctest::Approx(1.2));
+  CHECK(f.intercept_ms == doctest::Approx(0.005));
+  CHECK(f.apply(1.0) == doctest::Approx(1.205));
+  // One step that read 10x slow (a preemption) moves neither figure much.
+  p.push_back({0.03, 0.3});
+  f = fit_class(p);
+  CHECK(f.slope == doctest::Approx(1.2).epsilon(0.1));
+  CHECK(f.intercept_ms == doctest::Approx(0.005).epsilon(0.2));
+  // Fewer than five points: the median ratio, no intercept.
+  f = fit_class({{0.1, 0.15}, {0.2, 0.3}, {0.4, 0.4}});
+  CHECK(f.points == 3);
+  CHECK(f.slope == doctest::Approx(1.5));
+  CHECK(f.intercept_ms == 0);
+  // All alone figures alike (no pair 5 % apart): the ratio too.
+  f = fit_class({{0.1, 0.2}, {0.1, 0.2}, {0.101, 0.2}, {0.1, 0.2}, {0.102, 0.2}});
+  CHECK(f.intercept_ms == 0);
+  CHECK(f.slope == doctest::Approx(2.0).epsilon(0.02));
+  // A negative intercept never takes a figure below a tenth of it.
+  ClassFit neg;
+  neg.slope = 1, neg.intercept_ms = -1;
+  CHECK(neg.apply(0.5) == doctest::Approx(0.05));
+}
+
+TEST_CASE("refine by class moves every implementation of a class by its fit and keeps their order") {
+  const Lut& before = tiny().lut;
+  Lut lut = before;
+  InNetworkOptions o = options();
+  o.by_class = true;
+  InNetworkReport report;
+  Status s = refine_in_network(tiny().net, o, &lut, &report);
+  REQUIRE_MESSAGE(s.is_ok(), s.message());
+  REQUIRE_FALSE(report.fits.empty());
+  nlohmann::json protocol = nlohmann::json::parse(lut.protocol_json);
+  REQUIRE(protocol["in_network"].contains("by_class"));
+  CHECK(protocol["in_network"]["by_class"].size() == report.fits.size());
+  int moved = 0;
+  for (size_t i = 1; i < lut.layers.size(); ++i)
+    for (size_t k = 0; k < lut.layers[i].impls.size(); ++k) {
+      const Impl &a = before.layers[i].impls[k], &b = lut.layers[i].impls[k];
+      CAPTURE(b.name);
+      const auto fit = report.fits.find(b.library + " " + to_string(b.dtype) + " t" + std::to_string(b.threads));
+      if (!b.ok() || pseudo(b) || fit == report.fits.end()) {
+        CHECK_FALSE(b.alone_ms.has_value());
+        CHECK(b.latency_ms.median == a.latency_ms.median);
+        continue;
+      }
+      ++moved;
+      REQUIRE(b.alone_ms.has_value());
+      CHECK(b.alone_ms->median == a.latency_ms.median);
+      CHECK(b.latency_ms.median == doctest::Approx(fit->second.apply(a.latency_ms.median)));
+      CHECK(b.latency_ms.runs == a.latency_ms.runs);
+      // Within a class the order the profiler measured stays (a map with a positive slope).
+      for (size_t j = 0; j < k; ++j) {
+        const Impl &a2 = before.layers[i].impls[j], &b2 = lut.layers[i].impls[j];
+        if (!b2.alone_ms || b2.library != b.library || b2.dtype != b.dtype || b2.threads != b.threads) continue;
+        if (fit->second.slope > 0 && a2.latency_ms.median < a.latency_ms.median)
+          CHECK(b2.latency_ms.median <= b.latency_ms.median);
+      }
+    }
+  CHECK(moved == report.refined);
+  CHECK(moved > 0);
+}
