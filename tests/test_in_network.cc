@@ -161,7 +161,12 @@ TEST_CASE("a class's fit recovers an affine map, ignores an outlier and falls ba
   CHECK(f.points == 6);
   CHECK(f.slope == doctest::Approx(1.2));
   CHECK(f.intercept_ms == doctest::Approx(0.005));
-  CHECK(f.apply(1.0) == doctest::Approx(1.205));
+  CHECK(f.apply(0.3) == doctest::Approx(0.365));
+  CHECK(f.lo_ms == 0.01);
+  CHECK(f.hi_ms == 0.4);
+  // Outside the fitted range, the ratio at the nearer end: 0.485 / 0.4 at 0.4 ms.
+  CHECK(f.apply(4.0) == doctest::Approx(4.85));
+  CHECK(f.apply(0.001) == doctest::Approx(0.0017));
   // One step that read 10x slow (a preemption) moves neither figure much.
   p.push_back({0.03, 0.3});
   f = fit_class(p);
@@ -178,7 +183,7 @@ TEST_CASE("a class's fit recovers an affine map, ignores an outlier and falls ba
   CHECK(f.slope == doctest::Approx(2.0).epsilon(0.02));
   // A negative intercept never takes a figure below a tenth of it.
   ClassFit neg;
-  neg.slope = 1, neg.intercept_ms = -1;
+  neg.slope = 1, neg.intercept_ms = -1, neg.lo_ms = 0.1, neg.hi_ms = 1;
   CHECK(neg.apply(0.5) == doctest::Approx(0.05));
 }
 
@@ -199,7 +204,8 @@ TEST_CASE("refine by class moves every implementation of a class by its fit and 
     for (size_t k = 0; k < lut.layers[i].impls.size(); ++k) {
       const Impl &a = before.layers[i].impls[k], &b = lut.layers[i].impls[k];
       CAPTURE(b.name);
-      const auto fit = report.fits.find(b.library + " " + to_string(b.dtype) + " t" + std::to_string(b.threads));
+      const auto fit = report.fits.find(b.library + " " + to_string(b.dtype) + " t" + std::to_string(b.threads) + " " +
+                                        to_string(lut.layers[i].kind));
       if (!b.ok() || pseudo(b) || fit == report.fits.end()) {
         CHECK_FALSE(b.alone_ms.has_value());
         CHECK(b.latency_ms.median == a.latency_ms.median);

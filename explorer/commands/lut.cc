@@ -132,7 +132,8 @@ int refine(const Args& args, const std::string& path) {
   for (const auto& [lib, r] : report.ratio_by_library) std::printf("%-28s %8d %14.3f\n", lib.c_str(), r.second, r.first);
   if (o.by_class) std::printf("\nper class, network ms = slope x alone ms + intercept, on every implementation of it:\n");
   for (const auto& [lib, f] : report.fits)
-    std::printf("%-28s %8d   slope %.3f  intercept %+.4f ms\n", lib.c_str(), f.points, f.slope, f.intercept_ms);
+    std::printf("%-44s %6d   slope %.3f  intercept %+.4f ms  (alone %.4f-%.4f ms)\n", lib.c_str(), f.points, f.slope,
+                f.intercept_ms, f.lo_ms, f.hi_ms);
   for (const std::string& f : report.failed) std::printf("not run (kept alone): %s\n", f.c_str());
   return 0;
 }
@@ -167,7 +168,7 @@ Registrar reg({"lut", "inspect a lookup table (lut show | lut diff), or time it 
                "implementation that ran gets the median of its in-network times as its latency (the\n"
                "figure timed alone stays as alone_latency_ms). Must run on the device that profiled it;\n"
                "--model defaults to the LUT's model name (zoo). Prints network/alone per library.\n"
-               "--by-class: per library, dtype and thread set, one map network = slope x alone +\n"
+               "--by-class: per library, dtype, thread set and layer kind, one map network = slope x alone +\n"
                "intercept fitted to the implementations that ran (Theil-Sen), applied to every\n"
                "implementation of the class: the profiler's order within a class stays.\n\n"
                "diff: the measurement noise between two profiles of the same model (median, p75, p90\n"

@@ -118,15 +118,20 @@ double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Calls f(impl, in-network stats) for each implementation that ran as a step at least three times.
+// Calls f(layer, impl, in-network stats) for each implementation that ran as a step at least
+// three times.
 template <class F>
 void for_each_timed(const Samples& samples, Lut* lut, F&& f) {
   for (const auto& [key, ms] : samples) {
     if (ms.size() < 3) continue;
-    for (Impl& m : lut->layers[key.first].impls)
-      if (m.name == key.second && m.ok()) f(m, latency_stats(ms));
+    LutLayer& layer = lut->layers[key.first];
+    for (Impl& m : layer.impls)
+      if (m.name == key.second && m.ok()) f(layer, m, latency_stats(ms));
   }
 }
+
+// The class of InNetworkOptions::by_class: the library key and the layer kind.
+std::string class_key(const LutLayer& layer, const Impl& m) { return library_key(m) + " " + to_string(layer.kind); }
 
 void note_ratios(const std::map<std::string, std::vector<double>>& ratios, InNetworkReport* report) {
   for (const auto& [lib, r] : ratios) report->ratio_by_library[lib] = {median_of(r), int(r.size())};
@@ -135,7 +140,7 @@ void note_ratios(const std::map<std::string, std::vector<double>>& ratios, InNet
 // Writes the in-network medians over the latencies (at least three samples each).
 void write_back(const Samples& samples, Lut* lut, InNetworkReport* report) {
   std::map<std::string, std::vector<double>> ratios;
-  for_each_timed(samples, lut, [&](Impl& m, const LatencyStats& in_network) {
+  for_each_timed(samples, lut, [&](LutLayer&, Impl& m, const LatencyStats& in_network) {
     if (!m.alone_ms) m.alone_ms = m.latency_ms;
     m.latency_ms = in_network;
     m.input_in_memory_ms = 0;  // (timed with its input as its producer in the network left it)
@@ -151,17 +156,17 @@ void write_back(const Samples& samples, Lut* lut, InNetworkReport* report) {
 void write_back_by_class(const Samples& samples, Lut* lut, InNetworkReport* report) {
   std::map<std::string, std::vector<std::pair<double, double>>> points;
   std::map<std::string, std::vector<double>> ratios;
-  for_each_timed(samples, lut, [&](Impl& m, const LatencyStats& in_network) {
+  for_each_timed(samples, lut, [&](LutLayer& layer, Impl& m, const LatencyStats& in_network) {
     const LatencyStats& alone = m.alone_ms ? *m.alone_ms : m.latency_ms;
     if (alone.cost_ms() <= 0) return;
-    points[library_key(m)].push_back({alone.cost_ms(), in_network.cost_ms()});
+    points[class_key(layer, m)].push_back({alone.cost_ms(), in_network.cost_ms()});
     ratios[library_key(m)].push_back(in_network.median / alone.median);
   });
   for (const auto& [lib, p] : points) report->fits[lib] = fit_class(p);
   for (LutLayer& layer : lut->layers)
     for (Impl& m : layer.impls) {
       if (!m.ok() || is_pseudo(m)) continue;
-      const auto fit = report->fits.find(library_key(m));
+      const auto fit = report->fits.find(class_key(layer, m));
       if (fit == report->fits.end()) continue;
       if (!m.alone_ms) m.alone_ms = m.latency_ms;
       LatencyStats& l = m.latency_ms;
@@ -252,12 +257,19 @@ Status measure_deployments(const Network& net, const InNetworkOptions& o, const 
 
 }  // namespace
 
-double ClassFit::apply(double alone_ms) const { return std::max(slope * alone_ms + intercept_ms, 0.1 * alone_ms); }
+double ClassFit::apply(double alone_ms) const {
+  auto line = [&](double x) { return std::max(slope * x + intercept_ms, 0.1 * x); };
+  if (alone_ms < lo_ms && lo_ms > 0) return alone_ms * line(lo_ms) / lo_ms;
+  if (alone_ms > hi_ms && hi_ms > 0) return alone_ms * line(hi_ms) / hi_ms;
+  return line(alone_ms);
+}
 
 ClassFit fit_class(const std::vector<std::pair<double, double>>& p) {
   ClassFit f;
   f.points = int(p.size());
   if (p.empty()) return f;
+  const auto [lo, hi] = std::minmax_element(p.begin(), p.end());
+  f.lo_ms = lo->first, f.hi_ms = hi->first;
   std::vector<double> slopes;
   for (size_t i = 0; i < p.size(); ++i)
     for (size_t j = i + 1; j < p.size(); ++j) {
@@ -303,7 +315,7 @@ Status refine_in_network(const Network& net, const InNetworkOptions& o, Lut* lut
   if (o.by_class) {
     nlohmann::json fits = nlohmann::json::object();
     for (const auto& [lib, f] : report->fits)
-      fits[lib] = {{"slope", f.slope}, {"intercept_ms", f.intercept_ms}, {"points", f.points}};
+      fits[lib] = {{"slope", f.slope}, {"intercept_ms", f.intercept_ms}, {"alone_ms", {f.lo_ms, f.hi_ms}}, {"points", f.points}};
     protocol["in_network"]["by_class"] = fits;
   }
   lut->protocol_json = protocol.dump();

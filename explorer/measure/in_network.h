@@ -44,7 +44,7 @@ struct InNetworkOptions {
   CalibrationMethod calibration_method = kDefaultCalibrationMethod;
   /// How the in-network times are written back. false: each implementation that ran as a
   /// step gets the median of its own times (QS-DNN's). true: per class (library, dtype,
-  /// thread set), the times of the implementations that ran fit one affine map, network =
+  /// thread set, layer kind), the times of the implementations that ran fit one affine map, network =
   /// slope x alone + intercept (Theil-Sen: the median of the pairwise slopes, then the median
   /// intercept), which every ok implementation of the class then takes, contender or not.
   /// Per implementation, a median of ten rounds carries their noise into the search, which
@@ -57,12 +57,16 @@ struct InNetworkOptions {
   std::function<void(int, int, const std::string&)> progress;
 };
 
-/// network ms = slope x alone ms + intercept_ms, fitted to `points` implementations of a class.
+/// network ms = slope x alone ms + intercept_ms, fitted to `points` implementations of a class
+/// whose alone figures spanned [lo_ms, hi_ms].
 struct ClassFit {
   double slope = 1, intercept_ms = 0;
+  double lo_ms = 0, hi_ms = 0;
   int points = 0;
-  /// The map applied to one figure; never below a tenth of it (a small step under a negative
-  /// intercept: no step ran that much faster in the network than alone).
+  /// The map applied to one figure. Outside [lo_ms, hi_ms] the ratio at the nearer end: a line
+  /// fitted to one kind's small steps says nothing of a step ten times longer (ResNet-50's
+  /// native int8 steps at 2 threads fitted a slope of 0.1 over their few-us activations).
+  /// Never below a tenth of the figure (a small step under a negative intercept).
   double apply(double alone_ms) const;
 };
 
@@ -81,7 +85,7 @@ struct InNetworkReport {
   /// Per "library dtype tN": the median over its refined implementations of in-network /
   /// alone, and how many there were.
   std::map<std::string, std::pair<double, int>> ratio_by_library;
-  /// With InNetworkOptions::by_class: per "library dtype tN", the map its implementations took.
+  /// With InNetworkOptions::by_class: per "library dtype tN kind", the map its implementations took.
   std::map<std::string, ClassFit> fits;
 };
 
