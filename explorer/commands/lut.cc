@@ -118,7 +118,6 @@ int refine(const Args& args, const std::string& path) {
   o.contender_margin = args.get_double("margin", kDefaultContenderMargin);
   if (o.rounds < 3) throw UsageError("--rounds: at least 3");
   if (!(o.contender_margin >= 0)) throw UsageError("--margin: expected a number >= 0");
-  o.by_class = args.flag("by-class");
   ProgressLine line(args.flag("quiet"));
   o.progress = counted_progress(line, "lut refine " + lut.model_name);
   InNetworkReport report;
@@ -130,16 +129,12 @@ int refine(const Args& args, const std::string& path) {
               lut.model_name.c_str(), report.refined, report.deployments, report.seconds, out.c_str());
   std::printf("%-28s %8s %14s\n", "library dtype threads", "impls", "network/alone");
   for (const auto& [lib, r] : report.ratio_by_library) std::printf("%-28s %8d %14.3f\n", lib.c_str(), r.second, r.first);
-  if (o.by_class) std::printf("\nper class, network ms = slope x alone ms + intercept, on every implementation of it:\n");
-  for (const auto& [lib, f] : report.fits)
-    std::printf("%-44s %6d   slope %.3f  intercept %+.4f ms  (alone %.4f-%.4f ms)\n", lib.c_str(), f.points, f.slope,
-                f.intercept_ms, f.lo_ms, f.hi_ms);
   for (const std::string& f : report.failed) std::printf("not run (kept alone): %s\n", f.c_str());
   return 0;
 }
 
 int run_lut(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "by-class"}, {"model", "rounds", "margin", "out"});
+  Args args(argv, {"quiet"}, {"model", "rounds", "margin", "out"});
   const auto& pos = args.positional();
   if (pos.size() == 2 && pos[0] == "refine") return refine(args, pos[1]);
   if (pos.size() == 2 && pos[0] == "show") {
@@ -160,17 +155,14 @@ int run_lut(const std::vector<std::string>& argv) {
 
 Registrar reg({"lut", "inspect a lookup table (lut show | lut diff), or time it inside the network (lut refine)",
                "usage: layerwise lut show <lut.json>\n       layerwise lut diff <a.json> <b.json>\n"
-               "       layerwise lut refine <lut.json> [--model NAME|PATH] [--rounds 10] [--margin 1.0] [--by-class] [--out FILE] [--quiet]\n\n"
+               "       layerwise lut refine <lut.json> [--model NAME|PATH] [--rounds 10] [--margin 1.0] [--out FILE] [--quiet]\n\n"
                "refine: QS-DNN's in-network timing (explorer/measure/in_network.h). Per thread set, one\n"
                "deployment per implementation signature (library, layouts, dtype, algorithm, fusion)\n"
                "on every layer where it is a contender (alone within (1 + margin) x the layer's fastest),\n"
                "the rest filled with the cheapest; every step of --rounds inferences is timed and each\n"
                "implementation that ran gets the median of its in-network times as its latency (the\n"
                "figure timed alone stays as alone_latency_ms). Must run on the device that profiled it;\n"
-               "--model defaults to the LUT's model name (zoo). Prints network/alone per library.\n"
-               "--by-class: per library, dtype, thread set and layer kind, one map network = slope x alone +\n"
-               "intercept fitted to the implementations that ran (Theil-Sen), applied to every\n"
-               "implementation of the class: the profiler's order within a class stays.\n\n"
+               "--model defaults to the LUT's model name (zoo). Prints network/alone per library.\n\n"
                "diff: the measurement noise between two profiles of the same model (median, p75, p90\n"
                "and max relative difference of the implementation medians both measured); with the\n"
                "speed probe in both, also the device's speed ratio and the difference once b is\n"

@@ -79,13 +79,11 @@ Status plan_signature(const Lut& at_t, int t, const Signature& sig, NamedDeploym
   return baseline_deployment(pen, label_for(sig.dtype), t, out);
 }
 
-// In-network times per (layer, implementation name).
-using Samples = std::map<std::pair<int, std::string>, std::vector<double>>;
-
 // One discarded inference, then `rounds` with step timing; each layer step's time goes to
 // its (layer, implementation), unless the step before it ran on another pool: such a step
 // also pays the hand-off, which the cost model charges apart (env/runtime_costs.h).
-Status time_steps(Executor& e, const Tensor& x, int rounds, Samples* samples) {
+Status time_steps(Executor& e, const Tensor& x, int rounds,
+                  std::map<std::pair<int, std::string>, std::vector<double>>* samples) {
   ScopedPin pin;  // once for all rounds, not per run (libs/ops/thread_pool.h)
   Tensor y;
   release_all_pools();
@@ -113,69 +111,25 @@ std::string library_key(const Impl& m) {
   return m.library + " " + to_string(m.dtype) + " t" + std::to_string(m.threads);
 }
 
-double median_of(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-// Calls f(layer, impl, in-network stats) for each implementation that ran as a step at least
-// three times.
-template <class F>
-void for_each_timed(const Samples& samples, Lut* lut, F&& f) {
+// Writes the in-network medians over the latencies (at least three samples each).
+void write_back(const std::map<std::pair<int, std::string>, std::vector<double>>& samples, Lut* lut,
+                InNetworkReport* report) {
+  std::map<std::string, std::vector<double>> ratios;
   for (const auto& [key, ms] : samples) {
     if (ms.size() < 3) continue;
-    LutLayer& layer = lut->layers[key.first];
-    for (Impl& m : layer.impls)
-      if (m.name == key.second && m.ok()) f(layer, m, latency_stats(ms));
-  }
-}
-
-// The class of InNetworkOptions::by_class: the library key and the layer kind.
-std::string class_key(const LutLayer& layer, const Impl& m) { return library_key(m) + " " + to_string(layer.kind); }
-
-void note_ratios(const std::map<std::string, std::vector<double>>& ratios, InNetworkReport* report) {
-  for (const auto& [lib, r] : ratios) report->ratio_by_library[lib] = {median_of(r), int(r.size())};
-}
-
-// Writes the in-network medians over the latencies (at least three samples each).
-void write_back(const Samples& samples, Lut* lut, InNetworkReport* report) {
-  std::map<std::string, std::vector<double>> ratios;
-  for_each_timed(samples, lut, [&](LutLayer&, Impl& m, const LatencyStats& in_network) {
-    if (!m.alone_ms) m.alone_ms = m.latency_ms;
-    m.latency_ms = in_network;
-    m.input_in_memory_ms = 0;  // (timed with its input as its producer in the network left it)
-    ++report->refined;
-    if (m.alone_ms->median > 0) ratios[library_key(m)].push_back(m.latency_ms.median / m.alone_ms->median);
-  });
-  note_ratios(ratios, report);
-}
-
-// InNetworkOptions::by_class: one affine map per class, fitted to the cost figures (means) of
-// the implementations that ran, applied to every ok implementation of the class. Their
-// input_in_memory_ms stays: the map moves the figure timed alone, with its input cached.
-void write_back_by_class(const Samples& samples, Lut* lut, InNetworkReport* report) {
-  std::map<std::string, std::vector<std::pair<double, double>>> points;
-  std::map<std::string, std::vector<double>> ratios;
-  for_each_timed(samples, lut, [&](LutLayer& layer, Impl& m, const LatencyStats& in_network) {
-    const LatencyStats& alone = m.alone_ms ? *m.alone_ms : m.latency_ms;
-    if (alone.cost_ms() <= 0) return;
-    points[class_key(layer, m)].push_back({alone.cost_ms(), in_network.cost_ms()});
-    ratios[library_key(m)].push_back(in_network.median / alone.median);
-  });
-  for (const auto& [lib, p] : points) report->fits[lib] = fit_class(p);
-  for (LutLayer& layer : lut->layers)
-    for (Impl& m : layer.impls) {
-      if (!m.ok() || is_pseudo(m)) continue;
-      const auto fit = report->fits.find(class_key(layer, m));
-      if (fit == report->fits.end()) continue;
+    for (Impl& m : lut->layers[key.first].impls) {
+      if (m.name != key.second || !m.ok()) continue;
       if (!m.alone_ms) m.alone_ms = m.latency_ms;
-      LatencyStats& l = m.latency_ms;
-      const LatencyStats& a = *m.alone_ms;
-      l.median = fit->second.apply(a.median), l.min = fit->second.apply(a.min), l.p90 = fit->second.apply(a.p90);
-      l.mean = a.mean > 0 ? fit->second.apply(a.mean) : 0;
+      m.latency_ms = latency_stats(ms);
+      m.input_in_memory_ms = 0;  // (timed with its input as its producer in the network left it)
       ++report->refined;
+      if (m.alone_ms->median > 0) ratios[library_key(m)].push_back(m.latency_ms.median / m.alone_ms->median);
     }
-  note_ratios(ratios, report);
+  }
+  for (auto& [lib, r] : ratios) {
+    std::nth_element(r.begin(), r.begin() + r.size() / 2, r.end());
+    report->ratio_by_library[lib] = {r[r.size() / 2], int(r.size())};
+  }
 }
 
 std::vector<int> thread_sets(const Lut& lut) {
@@ -230,7 +184,8 @@ Status plan_deployments(const Lut& lut, const InNetworkOptions& o, Plans* out) {
 // Runs every planned deployment; one that cannot be planned or run is recorded in
 // report->failed and its implementations keep their alone figures (said, not hidden).
 Status measure_deployments(const Network& net, const InNetworkOptions& o, const Plans& plans,
-                           Samples* samples, InNetworkReport* report) {
+                           std::map<std::pair<int, std::string>, std::vector<double>>* samples,
+                           InNetworkReport* report) {
   DeploymentOptions d;
   d.registry = o.registry;
   if (plans.quantised) {
@@ -257,38 +212,6 @@ Status measure_deployments(const Network& net, const InNetworkOptions& o, const 
 
 }  // namespace
 
-double ClassFit::apply(double alone_ms) const {
-  auto line = [&](double x) { return std::max(slope * x + intercept_ms, 0.1 * x); };
-  if (alone_ms < lo_ms && lo_ms > 0) return alone_ms * line(lo_ms) / lo_ms;
-  if (alone_ms > hi_ms && hi_ms > 0) return alone_ms * line(hi_ms) / hi_ms;
-  return line(alone_ms);
-}
-
-ClassFit fit_class(const std::vector<std::pair<double, double>>& p) {
-  ClassFit f;
-  f.points = int(p.size());
-  if (p.empty()) return f;
-  const auto [lo, hi] = std::minmax_element(p.begin(), p.end());
-  f.lo_ms = lo->first, f.hi_ms = hi->first;
-  std::vector<double> slopes;
-  for (size_t i = 0; i < p.size(); ++i)
-    for (size_t j = i + 1; j < p.size(); ++j) {
-      const auto& [lo, hi] = p[i].first < p[j].first ? std::make_pair(p[i], p[j]) : std::make_pair(p[j], p[i]);
-      if (hi.first > 1.05 * lo.first) slopes.push_back((hi.second - lo.second) / (hi.first - lo.first));
-    }
-  if (p.size() < 5 || slopes.size() < 3) {
-    std::vector<double> r;
-    for (const auto& [x, y] : p) r.push_back(y / x);
-    f.slope = median_of(r);
-    return f;
-  }
-  f.slope = median_of(slopes);
-  std::vector<double> rest;
-  for (const auto& [x, y] : p) rest.push_back(y - f.slope * x);
-  f.intercept_ms = median_of(rest);
-  return f;
-}
-
 std::string impl_signature(const std::string& name) {
   const size_t cut = name.find('_');
   return cut == std::string::npos ? name : name.substr(cut + 1);
@@ -301,10 +224,9 @@ Status refine_in_network(const Network& net, const InNetworkOptions& o, Lut* lut
   *report = InNetworkReport{};
   Plans plans;
   LW_RETURN_IF_ERROR(plan_deployments(*lut, o, &plans));
-  Samples samples;
+  std::map<std::pair<int, std::string>, std::vector<double>> samples;
   LW_RETURN_IF_ERROR(measure_deployments(net, o, plans, &samples, report));
-  if (o.by_class) write_back_by_class(samples, lut, report);
-  else write_back(samples, lut, report);
+  write_back(samples, lut, report);
   nlohmann::json protocol = nlohmann::json::parse(lut->protocol_json, nullptr, false);
   if (!protocol.is_object()) protocol = nlohmann::json::object();
   protocol["in_network"] = {{"rounds", o.rounds},
@@ -312,12 +234,6 @@ Status refine_in_network(const Network& net, const InNetworkOptions& o, Lut* lut
                             {"deployments", report->deployments},
                             {"refined", report->refined},
                             {"failed", report->failed}};
-  if (o.by_class) {
-    nlohmann::json fits = nlohmann::json::object();
-    for (const auto& [lib, f] : report->fits)
-      fits[lib] = {{"slope", f.slope}, {"intercept_ms", f.intercept_ms}, {"alone_ms", {f.lo_ms, f.hi_ms}}, {"points", f.points}};
-    protocol["in_network"]["by_class"] = fits;
-  }
   lut->protocol_json = protocol.dump();
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::ok();

@@ -42,38 +42,9 @@ struct InNetworkOptions {
   /// Calibration of the int8 deployments (explorer/measure/deployment.h).
   int calibration_samples = 4;
   CalibrationMethod calibration_method = kDefaultCalibrationMethod;
-  /// How the in-network times are written back. false: each implementation that ran as a
-  /// step gets the median of its own times (QS-DNN's). true: per class (library, dtype,
-  /// thread set, layer kind), the times of the implementations that ran fit one affine map, network =
-  /// slope x alone + intercept (Theil-Sen: the median of the pairwise slopes, then the median
-  /// intercept), which every ok implementation of the class then takes, contender or not.
-  /// Per implementation, a median of ten rounds carries their noise into the search, which
-  /// picks what happened to read low (on a Zen 5 VM ResNet-50's refined choices ran 9-15 %
-  /// slower: results/reference/zen5-l3/); a class's map keeps the profiler's order within it
-  /// and moves only what the whole class pays in the network (oneDNN's 1-thread int8 steps
-  /// there: 3-10 us each over their alone figures). `lut refine --by-class`.
-  bool by_class = false;
   /// Called after each deployment: done, total, the signature just measured.
   std::function<void(int, int, const std::string&)> progress;
 };
-
-/// network ms = slope x alone ms + intercept_ms, fitted to `points` implementations of a class
-/// whose alone figures spanned [lo_ms, hi_ms].
-struct ClassFit {
-  double slope = 1, intercept_ms = 0;
-  double lo_ms = 0, hi_ms = 0;
-  int points = 0;
-  /// The map applied to one figure. Outside [lo_ms, hi_ms] the ratio at the nearer end: a line
-  /// fitted to one kind's small steps says nothing of a step ten times longer (ResNet-50's
-  /// native int8 steps at 2 threads fitted a slope of 0.1 over their few-us activations).
-  /// Never below a tenth of the figure (a small step under a negative intercept).
-  double apply(double alone_ms) const;
-};
-
-/// The Theil-Sen fit of (alone, network) pairs: the median slope over the pairs whose alone
-/// figures differ by more than 5 %, then the median of network - slope x alone. Fewer than
-/// five points or three such pairs: the median ratio network / alone, intercept 0.
-ClassFit fit_class(const std::vector<std::pair<double, double>>& alone_network);
 
 struct InNetworkReport {
   int deployments = 0;          // deployments measured (all thread sets)
@@ -85,8 +56,6 @@ struct InNetworkReport {
   /// Per "library dtype tN": the median over its refined implementations of in-network /
   /// alone, and how many there were.
   std::map<std::string, std::pair<double, int>> ratio_by_library;
-  /// With InNetworkOptions::by_class: per "library dtype tN kind", the map its implementations took.
-  std::map<std::string, ClassFit> fits;
 };
 
 /// The signature of an implementation name: what follows its layer kind
