@@ -78,9 +78,11 @@ std::vector<ImplDesc> assignment_by(const Network& net, const Registry& r, int t
       a[i] = *partner;
       continue;
     }
+    // `best` points into this list, so it must outlive the loop.
+    const std::vector<Candidate> candidates = r.candidates(net, int(i));
     const Candidate* best = nullptr;
     auto score = [&](const ImplDesc& d) { return rank(d) * 2 + (d.fused_activation != fuse ? 1 : 0); };
-    for (const Candidate& c : r.candidates(net, int(i))) {
+    for (const Candidate& c : candidates) {
       const ImplDesc& d = c.desc;
       if (!c.supported.is_ok() || !nhwc_f32(d) || d.threads != threads || d.algorithm == Algorithm::kFused) continue;
       if (!best || score(d) < score(best->desc)) best = &c;
