@@ -300,6 +300,23 @@ TEST_CASE("summary.md says when the replay's cores sat otherwise than the profil
   CHECK(summary_markdown(s).find("Cores 0 and 1 sat") == std::string::npos);
 }
 
+TEST_CASE("summary.md's speed-ups are against ref-fp32, or opt-fp32 with the reason when ref-fp32 was not measured") {
+  RunSummary s;
+  s.points = {{"opt-fp32", 2.0, 3.0, 1.0, "top1", 1e6}, {"chosen", 1.0, 1.5, 1.0, "top1", 1e6}};
+  std::string md = summary_markdown(s);
+  CHECK(md.find("| speed-up vs opt-fp32 |") != std::string::npos);
+  CHECK(md.find("| chosen | 1.000 | 1.500 | 2.00x |") != std::string::npos);
+  CHECK(md.find("`openblas` is not among the profiled libraries") != std::string::npos);
+  s.points.insert(s.points.begin(), MeasuredPoint{"ref-fp32", 6.0, 6.0, 1.0, "top1", 1e6});
+  md = summary_markdown(s);
+  CHECK(md.find("| speed-up vs ref-fp32 |") != std::string::npos);
+  CHECK(md.find("| chosen | 1.000 | 1.500 | 4.00x |") != std::string::npos);
+  CHECK(md.find("`openblas` is not among") == std::string::npos);
+  s.points = {{"chosen", 1.0, 1.5, 1.0, "top1", 1e6}};  // no base at all: the column stays empty
+  md = summary_markdown(s);
+  CHECK(md.find("| chosen | 1.000 | 1.500 | – |") != std::string::npos);
+}
+
 TEST_CASE("summary.md says how old a reused LUT is") {
   RunSummary s;
   s.lut_path = "l.lut.json";
