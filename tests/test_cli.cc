@@ -269,6 +269,73 @@ TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") 
   }
 }
 
+namespace {
+
+// A float32 (or int64) .npy of zeros, as numpy.save writes it.
+std::string npy_zeros(const std::string& name, const std::string& shape, bool int64 = false) {
+  std::string header = std::string("{'descr': '") + (int64 ? "<i8" : "<f4") + "', 'fortran_order': False, 'shape': (" +
+                       shape + "), }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  int64_t n = 1;
+  for (size_t at = 0; at < shape.size();) {
+    size_t end = shape.find(',', at);
+    const std::string d = shape.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (d.find_first_not_of(' ') != std::string::npos) n *= std::stoll(d);
+    at = end == std::string::npos ? shape.size() : end + 1;
+  }
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+  bytes.append(size_t(n) * (int64 ? 8 : 4), '\0');
+  return write_temp(name, bytes);
+}
+
+}  // namespace
+
+TEST_CASE("run: the filter's data is checked before anything is measured, named by its JSON path") {
+  const std::string good = slurp(tiny_experiment("data"));
+  const std::string x = npy_zeros("x.npy", "4, 3, 12, 12"), y = npy_zeros("y.npy", "4,", true);
+  const std::string wrong = npy_zeros("x_wrong.npy", "4, 3, 5, 5"), y3 = npy_zeros("y3.npy", "3,", true);
+  auto with_data = [&](const std::string& inputs, const std::string& labels, const std::string& calibration) {
+    std::string s = good;
+    const std::string from = "\"fidelity_inputs\": 2";
+    return s.replace(s.find(from), from.size(), from + ", \"eval_inputs\": \"" + inputs + "\", \"eval_labels\": \"" +
+                                                    labels + "\", \"calibration_inputs\": \"" + calibration + "\"");
+  };
+  struct Case {
+    std::string text, expect;
+  };
+  const Case cases[] = {
+      {with_data("/nonexistent/x.npy", y, x), "/filter/eval_inputs: /nonexistent/x.npy: cannot open"},
+      {with_data(wrong, y, x), "/filter/eval_inputs: " + wrong + ": expected float32 samples of 3x12x12"},
+      {with_data(x, "/nonexistent/y.npy", x), "/filter/eval_labels: /nonexistent/y.npy: cannot open"},
+      {with_data(x, y3, x), "/filter/eval_labels: " + y3 + ": expected 4 integer labels"},
+      {with_data(x, y, y), "/filter/calibration_inputs: " + y + ": expected float32 samples"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.expect);
+    std::string path = write_temp("data_exp" + std::to_string(i++) + ".json", c.text);
+    Result r = run("run " + path + " --quiet");
+    CAPTURE(r.err);
+    CHECK(r.code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(path + ": " + c.expect) != std::string::npos);
+  }
+  // Nothing was profiled: the failure came before the LUT.
+  CHECK_FALSE(fs::exists(scratch_dir("lw_cli") / "data_results" / "luts"));
+  // A trained Fashion-MNIST member without the dataset fails the same way, before profiling
+  // (ctest runs in the source tree).
+  std::string fm = good;
+  const auto at = fm.find("\"model\": \"");
+  fm.replace(at, fm.find('"', at + 10) + 1 - at, "\"model\": \"configs/models/fmnist_resnet.json\"");
+  const std::string fm_path = write_temp("data_fmnist.json", fm);
+  CliResult r = run_layerwise(scratch_dir("lw_cli"), "run " + fm_path + " --quiet", "LAYERWISE_FASHION_MNIST_DIR=/nonexistent");
+  CAPTURE(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(fm_path + ": /model: fashion-mnist: cannot open /nonexistent/") != std::string::npos);
+  CHECK_FALSE(fs::exists(scratch_dir("lw_cli") / "data_results" / "luts"));
+}
+
 TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut show prints the hand-offs") {
   std::string net = write_temp("rtnet.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
     {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");

@@ -88,6 +88,8 @@ TEST_CASE("schema errors name the file and the JSON path on one line") {
       {R"({"model": "m", "replay": {"min_seconds": -1}})", "/replay/min_seconds: must be in"},
       {R"({"model": "m", "export": {"bundle": "yes"}})", "/export/bundle: expected"},
       {R"({"model": "m", "export": {"path": "x"}})", "/export/path: unknown key"},
+      {R"({"model": "m", "filter": {"eval_inputs": "x.npy", "eval_labels": "y.npy"}})",
+       "exp.json: /filter/calibration_inputs: needed with eval_inputs"},
       {R"({"model": "m",)", "exp.json: byte"},
   };
   for (const Case& c : cases) {

@@ -134,6 +134,8 @@ void read_filter(JsonReader& r, ExperimentConfig* c) {
   r.optional_text("calibration_inputs", &c->calibration_inputs);
   if (r.ok() && c->eval_inputs.empty() != c->eval_labels.empty())
     r.fail(c->eval_inputs.empty() ? "/eval_inputs" : "/eval_labels", "eval_inputs and eval_labels go together");
+  if (r.ok() && !c->eval_inputs.empty() && c->calibration_inputs.empty())
+    r.fail("/calibration_inputs", "needed with eval_inputs (calibrating int8 on the evaluation data would flatter it)");
 }
 
 // The whole config, each key spelled once: parse_config reads a file with it, and

@@ -12,6 +12,7 @@
 #include "env/synthetic_lut.h"
 #include "explorer/cli/progress.h"
 #include "explorer/measure/baselines.h"
+#include "explorer/measure/deployment.h"
 #include "explorer/measure/evaluator.h"
 #include "explorer/measure/in_network.h"
 #include "explorer/pipeline/export.h"
@@ -24,6 +25,8 @@
 #include "explorer/pipeline/search_io.h"
 #include "libs/core/files.h"
 #include "libs/core/hash.h"
+#include "libs/data/fashion_mnist.h"
+#include "libs/data/npy.h"
 #include "libs/exec/backends.h"
 #include "libs/zoo/zoo_builder.h"
 
@@ -116,9 +119,37 @@ Status load_given_lut(Run& r) {
   return why.empty() ? Status::ok() : invalid_argument(r.config_path + ": /profile/lut: " + path + ": " + why);
 }
 
+// The data the filter will read (the user's .npy files, or Fashion-MNIST for its members):
+// a missing or mis-shaped file fails now, named with its JSON path, not after minutes of
+// profiling and search. Read in full, so a truncated file is caught too.
+Status check_data(const Run& r) {
+  const ExperimentConfig& c = r.cfg;
+  auto at = [&r](const char* where, const Status& s) {
+    return s.is_ok() ? s : Status(s.code(), r.config_path + ": " + where + ": " + s.message());
+  };
+  if (!c.eval_inputs.empty()) {
+    std::vector<Tensor> x;
+    std::vector<int64_t> labels;
+    LW_RETURN_IF_ERROR(at("/filter/eval_inputs", read_npy_samples(c.eval_inputs, r.net.input_shape(), &x)));
+    LW_RETURN_IF_ERROR(at("/filter/eval_labels", read_npy_labels(c.eval_labels, int64_t(x.size()), &labels)));
+  }
+  if (!c.calibration_inputs.empty()) {
+    std::vector<Tensor> x;
+    LW_RETURN_IF_ERROR(at("/filter/calibration_inputs", read_npy_samples(c.calibration_inputs, r.net.input_shape(), &x)));
+  }
+  if (data_source_for(r.net) != DataSource::kFashionMnist) return Status::ok();
+  FashionMnist d;
+  if (c.eval_inputs.empty())  // the test split: top-1
+    LW_RETURN_IF_ERROR(at("/model", load_fashion_mnist(Split::kTest, &d, resolve_data_dir(""))));
+  if (c.calibration_inputs.empty())  // the train split: int8 calibration
+    LW_RETURN_IF_ERROR(at("/model", load_fashion_mnist(Split::kTrain, &d, resolve_data_dir(""))));
+  return Status::ok();
+}
+
 Status check_before_measuring(Run& r) {
   Status s = load_model(r.cfg.model, &r.net);
   if (!s.is_ok()) return Status(s.code(), r.config_path + ": /model: " + s.message());
+  LW_RETURN_IF_ERROR(check_data(r));
   LW_RETURN_IF_ERROR(check_feasible(r));
   LW_RETURN_IF_ERROR(load_given_lut(r));
   return validate_agents(r);
