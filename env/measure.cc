@@ -55,6 +55,9 @@ nlohmann::json Protocol::to_json() const {
   if (cold_cache && streamed_outputs) j["streamed_outputs"] = "measured";
   // The cores computing before each run (not so before the evening of 2026-12-02, and
   // without these keys).
+  // The library's call path warm before each run (not so before 2026-12-07, and without
+  // this key).
+  if (cold_cache && warm_call_path) j["library_call_path"] = "warm";
   if (cold_cache && computing_us > 0) {
     j["cores_before_run"] = "computing";
     j["computing_us"] = computing_us;
@@ -332,6 +335,7 @@ Status measure(const Protocol& p, const std::function<Status()>& fn, LatencyStat
       write_back_halves(warm->buffers);
     }
     if (warm->wake) warm->wake();
+    if (p.warm_call_path && warm->warm_call_path) warm->warm_call_path();
     if (!halves && !warm->buffers_in_memory)
       for (const auto& [ptr, bytes] : warm->buffers) sum += read_lines(ptr, bytes);
     g_sink = sum;

@@ -96,6 +96,13 @@ struct Protocol {
   /// (results/reference/zen3-computing/ab/). `--computing-us`. Not so before the evening of
   /// 2026-12-02.
   double computing_us = 500;
+  /// With cold_cache, the primitive's warm_call_path() runs last before each run
+  /// (libs/ops/primitive.h): the library's dispatch code and bookkeeping warm, as the steps
+  /// before leave them in the network, while its data stays cold. Without it the eviction
+  /// took LibTorch's dispatcher out of the caches, and the LUT put MobileNetV2's LibTorch
+  /// convolutions at 1.5-2x what they took in the network (results/reference/call-path/).
+  /// `--cold-call-path` turns it off. Not so before 2026-12-07.
+  bool warm_call_path = true;
   /// Whether streamed weights are timed an inference old: age_streamed_weights under the
   /// shared-cache protocol it belongs to.
   bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
@@ -154,6 +161,9 @@ struct WarmSet {
   std::vector<std::pair<const void*, size_t>> shared_buffers;
   /// Called last before each run (untimed): wakes the thread pool the run uses.
   std::function<void()> wake;
+  /// Called after wake with Protocol::warm_call_path (untimed): the primitive's
+  /// warm_call_path().
+  std::function<void()> warm_call_path;
   /// Spun on the caller after the other data and shared_buffers, before the private
   /// eviction, touching no memory: how old the layer's weights are when it runs in the
   /// network (Protocol::age_streamed_weights; 0: no wait).

@@ -110,6 +110,7 @@ Status Profiler::time_primitive(int i, const PrimitiveArgs& args, Look look, Imp
   Buffers b;
   LW_RETURN_IF_ERROR(set_up_buffers(i, args, *prim, &b));
   WarmSet& warm = b.warm;
+  warm.warm_call_path = [&prim] { prim->warm_call_path(); };
   const bool streams = o_.protocol.cold_cache && o_.protocol.streamed_outputs;
   // (1-thread steps: a 2-thread step's output lies half in each core's caches, which a read
   // on the caller does not tell from memory)

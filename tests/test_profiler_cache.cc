@@ -178,6 +178,36 @@ TEST_CASE("cold protocol: every run, the warm-up's included, starts right after 
   CHECK(std::string(order.begin(), order.end()) == "rrrrr");
 }
 
+TEST_CASE("cold protocol: every run starts with the library's call path warm, after the wake; recorded, and off on request") {
+  std::vector<char> order;
+  std::vector<uint8_t> input(1 << 16, 1);
+  WarmSet warm;
+  warm.threads = 2;
+  warm.flush_bytes = 1 << 20;
+  warm.buffers = {{input.data(), input.size()}};
+  warm.wake = [&] { order.push_back('w'); };
+  warm.warm_call_path = [&] { order.push_back('c'); };
+  Protocol p;
+  p.runs = p.max_runs = 3;
+  LatencyStats st;
+  REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
+  CHECK(std::string(order.begin(), order.end()) == "wcrwcrwcrwcr");  // 1 warm-up + 3 runs
+  CHECK(p.to_json().value("library_call_path", "") == "warm");
+  order.clear();
+  p.warm_call_path = false;  // --cold-call-path
+  REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
+  CHECK(std::string(order.begin(), order.end()) == "wrwrwrwr");
+  CHECK_FALSE(p.to_json().contains("library_call_path"));
+  CHECK_FALSE(p == Protocol{});
+  order.clear();
+  p = Protocol{};
+  p.runs = p.max_runs = 3;
+  p.cold_cache = false;  // back-to-back runs leave it warm by themselves
+  REQUIRE(measure(p, [&] { return order.push_back('r'), Status::ok(); }, &st, &warm).is_ok());
+  CHECK(std::string(order.begin(), order.end()) == "rrrr");
+  CHECK_FALSE(p.to_json().contains("library_call_path"));
+}
+
 TEST_CASE("cold protocol: with aged weights every run, the warm-up's included, waits first, outside the timed part") {
   std::vector<uint8_t> input(1 << 12, 1);
   WarmSet warm;

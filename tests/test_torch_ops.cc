@@ -3,6 +3,9 @@
 // weights) within one quantisation step of the int8 reference (libs/quant).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "libs/core/cpu.h"
 #include "libs/ops/thread_pool.h"
 #include "libs/torch/torch_backend.h"
@@ -94,4 +97,39 @@ TEST_CASE("torch fully-connected f32, both layouts") {
     ran += check_library(registry(), Library::kTorch, c.layer, case_inputs(c, rng))[DType::kF32];
   }
   CHECK(ran == cases * 4);  // every case, layout and thread set
+}
+
+TEST_CASE("torch primitives warm their call path without touching their own data or output") {
+  // The prepacked (onednn) and the default f32 conv: run, warm the call path (the profiler's
+  // last step before each cold run: a tiny conv of its own through the dispatcher), run again;
+  // same output bytes, and the warm-up wrote nothing into the output in between.
+  const ConvTester t = ConvTester().input(1, 13, 9, 7).out_channels(21).kernel(3).pad(1).stride(2);
+  const Layer layer = t.layer();
+  std::mt19937_64 rng(3);
+  int checked = 0;
+  for (const ImplDesc& d : conv_descriptors(DType::kF32)) {
+    if (d.threads != 1 || d.fused_activation || d.layout_in != Layout::kNCHW) continue;
+    INFO(d.name());
+    PrimitiveArgs a;
+    a.desc = d;
+    a.layer = &layer;
+    a.in_shapes = {t.input_shape()};
+    std::unique_ptr<Primitive> prim;
+    REQUIRE(registry().create(a, &prim).is_ok());
+    REQUIRE(prim->reshape({t.input_shape()}).is_ok());
+    Tensor x = Tensor::create(t.input_shape());
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (int64_t i = 0; i < x.shape().elements(); ++i) x.f32()[i] = u(rng);
+    std::vector<uint8_t> y(prim->output_bytes()), again(prim->output_bytes());
+    REQUIRE(prim->setup({x.data()}, y.data(), nullptr).is_ok());
+    REQUIRE(prim->run().is_ok());
+    const std::vector<uint8_t> first = y;
+    std::fill(y.begin(), y.end(), uint8_t(0x5a));
+    prim->warm_call_path();
+    CHECK(std::all_of(y.begin(), y.end(), [](uint8_t b) { return b == 0x5a; }));
+    REQUIRE(prim->run().is_ok());
+    CHECK(y == first);
+    ++checked;
+  }
+  CHECK(checked == 2);  // default and onednn (prepacked)
 }

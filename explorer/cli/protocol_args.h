@@ -1,7 +1,7 @@
 /// \file
 /// The measurement-protocol options every measuring command shares (profile, bench):
 /// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age,
-/// --no-streamed-outputs, --computing-us, --in-network.
+/// --no-streamed-outputs, --cold-call-path, --computing-us, --in-network.
 #pragma once
 #include <algorithm>
 
@@ -20,6 +20,7 @@ inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.cold_cache = !args.flag("warm-cache");
   p.age_streamed_weights = !args.flag("no-weight-age");
   p.streamed_outputs = !args.flag("no-streamed-outputs");
+  p.warm_call_path = !args.flag("cold-call-path");
   p.computing_us = args.get_double("computing-us", p.computing_us);
   if (p.computing_us < 0 || p.computing_us > 1e6) throw UsageError("--computing-us must be 0 ... 1000000");
   if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");

@@ -128,7 +128,7 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "no-streamed-outputs", "recheck", "reprofile"},
+  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "no-streamed-outputs", "cold-call-path", "recheck", "reprofile"},
             {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
              "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait", "in-network", "computing-us"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
@@ -180,7 +180,7 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--calibration-method minmax|mse]\n"
                "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic mean|median|min] [--recheck] [--near-wait 0] [--quiet]\n"
                "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n"
-               "         [--computing-us 500] [--in-network 0] [--reprofile]\n\n"
+               "         [--computing-us 500] [--cold-call-path] [--in-network 0] [--reprofile]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
                "(both thread sets, the protocol options above; resumable; with --in-network R > 0 its\n"
                "contenders then timed in the network, R rounds, as `lut refine`); a file there that does not\n"

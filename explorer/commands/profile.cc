@@ -108,7 +108,7 @@ int run_runtime_only(const Args& args, const Network& net) {
 }
 
 int run_profile(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "no-streamed-outputs", "exhaustive", "audit-early-stop", "runtime-only"},
+  Args args(argv, {"quiet", "no-reuse", "warm-cache", "no-weight-age", "no-streamed-outputs", "cold-call-path", "exhaustive", "audit-early-stop", "runtime-only"},
             {"model", "libs", "threads", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
              "far-wait", "computing-us", "out", "lut", "in-network"});
   if (!args.has("model") || !args.has("out")) throw UsageError("--model and --out are required (see --help)");
@@ -165,7 +165,7 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "         [--libs native,openblas,xnnpack,torch,onednn] [--threads 1,2]\n"
                "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05]\n"
                "         [--median-ci 0.03] [--max-seconds 0.5] [--early-stop 0.25] [--audit-early-stop]\n"
-               "         [--warm-cache] [--no-weight-age] [--no-streamed-outputs] [--computing-us 500]\n"
+               "         [--warm-cache] [--no-weight-age] [--no-streamed-outputs] [--cold-call-path] [--computing-us 500]\n"
                "         [--far-wait 120] [--in-network 0] [--no-reuse] [--quiet]\n"
                "       layerwise profile --model <m> --runtime-only [--lut in.json] --out lut.json\n\n"
                "Measures latency (median, min, p90, CV over timed runs after a discarded warm-up;\n"
@@ -196,6 +196,9 @@ Registrar reg({"profile", "measure every implementation of every layer on this d
                "(some store around the caches: oneDNN's f32 3x3 convs), and steps without weights\n"
                "and converters are timed again with their input in memory; the cost model charges\n"
                "the difference where such a producer feeds them (--no-streamed-outputs: neither).\n"
+               "Before each cold run the implementation's library runs a tiny problem of its own\n"
+               "(LibTorch's dispatcher), as the steps before leave its code warm in the network while\n"
+               "its data stays cold (--cold-call-path: not).\n"
                "With thread set 2 the cores' distance (a cache line's round trip) is probed between\n"
                "layers; the 2-thread implementations of a layer timed while the host had put them\n"
                "more than 2x farther apart than the profile's nearest are timed again at the end,\n"

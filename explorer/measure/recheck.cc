@@ -9,6 +9,7 @@ ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut) {
   o.protocol.age_streamed_weights &= lut.protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
   o.protocol.inputs_from_writers &= lut.protocol_json.find("\"inputs_start_in\"") != std::string::npos;
   o.protocol.streamed_outputs &= lut.protocol_json.find("\"streamed_outputs\"") != std::string::npos;
+  o.protocol.warm_call_path &= lut.protocol_json.find("\"library_call_path\"") != std::string::npos;
   // The LUT's own duration (none in LUTs before the evening of 2026-12-02).
   const nlohmann::json proto = nlohmann::json::parse(lut.protocol_json, nullptr, false);
   o.protocol.computing_us = proto.is_object() ? proto.value("computing_us", 0.0) : 0.0;

@@ -64,6 +64,13 @@ class Primitive {
   /// PrimitiveArgs::out_pixel_stride): run() must not copy it. False when the primitive
   /// cannot leave an input out (then it still copies it).
   virtual bool take_input_in_place(int k) { return false; }
+  /// Runs the library's own entry path once on a tiny problem of its own (untimed; none of
+  /// this primitive's data touched, nothing of it changed). The profiler calls it last before
+  /// each cold run (Protocol::warm_call_path): in the network the library ran a step moments
+  /// before, so its dispatch code and bookkeeping sit in the caches, where the cold protocol
+  /// has evicted them with the data. Only LibTorch's primitives need it: its dispatcher is
+  /// the heavy path (results/reference/call-path/).
+  virtual void warm_call_path() {}
 
   const std::string& name() const { return name_; }
   const Shape& output_shape() const { return out_shape_; }

@@ -86,6 +86,17 @@ std::atomic<int64_t> g_output_copies{0};
 
 std::vector<int64_t> dims(const Shape& s) { return {s.n, s.c, s.h, s.w}; }
 
+const c10::OperatorHandle& prepack_op() {
+  static const c10::OperatorHandle op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_prepack", "");
+  return op;
+}
+
+const c10::OperatorHandle& run_op() {
+  static const c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_run", "");
+  return op;
+}
+
 class PrepackedConv : public Primitive {
  public:
   explicit PrepackedConv(const PrimitiveArgs& a) : Primitive(a.desc.name()), layer_(*a.layer), desc_(a.desc) {
@@ -120,6 +131,7 @@ class PrepackedConv : public Primitive {
     set_threads(desc_.threads);
     return Status::ok();
   }
+  void warm_call_path() override { warm_dispatcher(); }
   Status run() override {
     try {
       set_threads(desc_.threads);
@@ -154,14 +166,8 @@ class PrepackedConv : public Primitive {
   at::Tensor wrap(void* p, const Shape& s) const {  // our buffer, never owned
     return at::from_blob(p, dims(s), layout_strides(s, desc_.layout_in), at::TensorOptions().dtype(at::kFloat));
   }
-  static const c10::OperatorHandle& run_op() {
-    static const c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_run", "");
-    return op;
-  }
   // Reorders the weights and builds the primitive for input shape `s` (outside run()).
   void pack(const Shape& s) {
-    static const c10::OperatorHandle op =
-        c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_prepack", "");
     // oneDNN sizes its blocking and thread partition when the primitive is created: create it
     // under the thread count it will run with.
     set_threads(desc_.threads);
@@ -180,7 +186,7 @@ class PrepackedConv : public Primitive {
     std::vector<c10::IValue> stack{w_, bias, std::vector<int64_t>{w.stride_h, w.stride_w}, pad,
                                    std::vector<int64_t>{w.dil_h, w.dil_w}, int64_t(layer_.groups), dims(padded),
                                    std::string(relu_in_primitive_ ? "relu" : "none")};
-    op.callBoxed(&stack);
+    prepack_op().callBoxed(&stack);
     context_ = stack[0];
     packed_for_ = s;
   }
@@ -197,6 +203,31 @@ class PrepackedConv : public Primitive {
 };
 
 }  // namespace
+
+void warm_dispatcher() {
+  struct Tiny {  // never freed: LibTorch may be torn down before static destructors run
+    at::Tensor x;
+    c10::IValue context;
+    std::vector<c10::IValue> stack;
+  };
+  try {
+    static Tiny* tiny = [] {
+      auto* t = new Tiny;
+      const std::vector<int64_t> one{1, 1};
+      std::vector<c10::IValue> s{at::ones({8, 8, 3, 3}), c10::optional<at::Tensor>(), one, one, one, int64_t(1),
+                                 std::vector<int64_t>{1, 8, 8, 8}, std::string("none")};
+      prepack_op().callBoxed(&s);
+      t->context = s[0];
+      t->x = at::ones({1, 8, 8, 8});
+      return t;
+    }();
+    tiny->stack.clear();
+    tiny->stack.emplace_back(tiny->x);
+    tiny->stack.emplace_back(tiny->context);
+    run_op().callBoxed(&tiny->stack);
+  } catch (const std::exception&) {
+  }
+}
 
 int64_t prepacked_output_copies() { return g_output_copies.load(); }
 

@@ -64,6 +64,7 @@ class TorchPrim : public Primitive {
     in_ = in;
     return infer_layer_shape(layer_, in, &out_shape_);
   }
+  void warm_call_path() override { warm_dispatcher(); }
 
  protected:
   Layer layer_;

@@ -12,7 +12,7 @@
 
 #include "libs/core/heap.h"
 #include "libs/quant/quant.h"
-#include "libs/torch/torch_ops_common.h"
+#include "libs/torch/torch_ops_aten.h"
 
 namespace lw::torch_ops {
 namespace {
@@ -63,6 +63,7 @@ class QConv : public Primitive {
     release_weights(layer_);
   }
   Status check_activation() { return activation_bounds_int8(layer_.fused_activation, out_q_, &lo_, &hi_); }
+  void warm_call_path() override { warm_dispatcher(); }
   Status reshape(const std::vector<Shape>& in) override {
     in_ = in;
     return infer_layer_shape(layer_, in, &out_shape_);
