@@ -53,11 +53,11 @@ nlohmann::json Protocol::to_json() const {
   // Where each implementation leaves its output, and what steps without weights and
   // converters pay for an input in memory (not so before 2026-12-02, and without this key).
   if (cold_cache && streamed_outputs) j["streamed_outputs"] = "measured";
-  // The cores computing before each run (not so before the evening of 2026-12-02, and
-  // without these keys).
   // The library's call path warm before each run (not so before 2026-12-07, and without
   // this key).
   if (cold_cache && warm_call_path) j["library_call_path"] = "warm";
+  // The cores computing before each run (not so before the evening of 2026-12-02, and
+  // without these keys).
   if (cold_cache && computing_us > 0) {
     j["cores_before_run"] = "computing";
     j["computing_us"] = computing_us;
