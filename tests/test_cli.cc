@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libs/data/npy.h"
 #include "tests/cli_fixtures.h"
 
 namespace fs = std::filesystem;
@@ -271,21 +272,22 @@ TEST_CASE("run: schema errors and infeasible constraints are one line, exit 2") 
 
 namespace {
 
-// A float32 (or int64) .npy of zeros, as numpy.save writes it.
-std::string npy_zeros(const std::string& name, const std::string& shape, bool int64 = false) {
-  std::string header = std::string("{'descr': '") + (int64 ? "<i8" : "<f4") + "', 'fortran_order': False, 'shape': (" +
-                       shape + "), }";
+// Zeros as float32 samples (the project's own writer) ...
+std::string samples_npy(const std::string& name, const std::vector<int64_t>& dims) {
+  const fs::path p = scratch_dir("lw_cli") / name;
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  REQUIRE(lw::write_npy(p.string(), dims, std::vector<float>(size_t(n)).data()).is_ok());
+  return p.string();
+}
+
+// ... and `count` int64 labels, as numpy.save writes them (write_npy writes float32 only).
+std::string labels_npy(const std::string& name, int count) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(count) + ",), }";
   header.append(63 - (10 + header.size()) % 64, ' ');
   header += '\n';
-  int64_t n = 1;
-  for (size_t at = 0; at < shape.size();) {
-    size_t end = shape.find(',', at);
-    const std::string d = shape.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    if (d.find_first_not_of(' ') != std::string::npos) n *= std::stoll(d);
-    at = end == std::string::npos ? shape.size() : end + 1;
-  }
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
-  bytes.append(size_t(n) * (int64 ? 8 : 4), '\0');
+  bytes.append(size_t(count) * 8, '\0');
   return write_temp(name, bytes);
 }
 
@@ -293,8 +295,8 @@ std::string npy_zeros(const std::string& name, const std::string& shape, bool in
 
 TEST_CASE("run: the filter's data is checked before anything is measured, named by its JSON path") {
   const std::string good = slurp(tiny_experiment("data"));
-  const std::string x = npy_zeros("x.npy", "4, 3, 12, 12"), y = npy_zeros("y.npy", "4,", true);
-  const std::string wrong = npy_zeros("x_wrong.npy", "4, 3, 5, 5"), y3 = npy_zeros("y3.npy", "3,", true);
+  const std::string x = samples_npy("x.npy", {4, 3, 12, 12}), y = labels_npy("y.npy", 4);
+  const std::string wrong = samples_npy("x_wrong.npy", {4, 3, 5, 5}), y3 = labels_npy("y3.npy", 3);
   auto with_data = [&](const std::string& inputs, const std::string& labels, const std::string& calibration) {
     std::string s = good;
     const std::string from = "\"fidelity_inputs\": 2";
