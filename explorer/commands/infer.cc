@@ -26,15 +26,20 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The five largest outputs of each sample (a batch of N prints N lines).
 void print_top(const Tensor& y) {
-  int64_t n = y.shape().elements();
-  std::vector<int> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  int k = int(std::min<int64_t>(5, n));
-  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int a, int b) { return y.f32()[a] > y.f32()[b]; });
-  std::printf("top-%d   ", k);
-  for (int i = 0; i < k; ++i) std::printf(" %d (%.4f)", idx[i], y.f32()[idx[i]]);
-  std::printf("\n");
+  const int64_t batch = std::max<int64_t>(y.shape().n, 1), n = y.shape().elements() / batch;
+  const int k = int(std::min<int64_t>(5, n));
+  for (int64_t s = 0; s < batch; ++s) {
+    const float* v = y.f32() + s * n;
+    std::vector<int> idx(static_cast<size_t>(n));
+    std::iota(idx.begin(), idx.end(), 0);
+    std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [v](int a, int b) { return v[a] > v[b]; });
+    if (batch == 1) std::printf("top-%d   ", k);
+    else std::printf("top-%d [%lld] ", k, static_cast<long long>(s));
+    for (int i = 0; i < k; ++i) std::printf(" %d (%.4f)", idx[i], v[idx[i]]);
+    std::printf("\n");
+  }
 }
 
 std::vector<ImplDesc> assignment_from_args(const Args& args, const Network& net) {
