@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libs/data/fashion_mnist.h"
 #include "libs/data/npy.h"
 #include "tests/cli_fixtures.h"
 
@@ -336,6 +337,30 @@ TEST_CASE("run: the filter's data is checked before anything is measured, named 
   CHECK(r.code == 2);
   CHECK(r.err.find(fm_path + ": /model: fashion-mnist: cannot open /nonexistent/") != std::string::npos);
   CHECK_FALSE(fs::exists(scratch_dir("lw_cli") / "data_results" / "luts"));
+}
+
+TEST_CASE("bench reads the dataset its int8 labels calibrate on from $LAYERWISE_FASHION_MNIST_DIR, before profiling") {
+  const fs::path dir = scratch_dir("lw_cli") / "bench_data_luts";
+  fs::remove_all(dir);
+  const std::string bench = "bench --lut-dir " + dir.string() + " --models configs/models/fmnist_resnet.json --threads 1 --quiet";
+  // (the bench used Debian's directory for calibration whatever the variable said, after the profile)
+  CliResult r = run_layerwise(scratch_dir("lw_cli"), bench + " --labels ref-fp32,opt-int8", "LAYERWISE_FASHION_MNIST_DIR=/nonexistent/fm");
+  CAPTURE(r.err);
+  CHECK(r.code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("fmnist_resnet: fashion-mnist: cannot open /nonexistent/fm/train-images-idx3-ubyte.gz") != std::string::npos);
+  CHECK(r.err.find("$LAYERWISE_FASHION_MNIST_DIR") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "fmnist_resnet.lut.json"));
+  // opt-mixed also reads the test split (its accuracy floor): a directory with the train split only.
+  const fs::path train_only = scratch_dir("lw_cli") / "bench_train_only";
+  fs::create_directories(train_only);
+  for (const char* f : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"})
+    if (!fs::exists(train_only / f)) fs::create_symlink(fs::path(lw::kFashionMnistDir) / f, train_only / f);
+  r = run_layerwise(scratch_dir("lw_cli"), bench + " --labels opt-mixed", "LAYERWISE_FASHION_MNIST_DIR=" + train_only.string());
+  CAPTURE(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("cannot open " + (train_only / "t10k-images-idx3-ubyte.gz").string()) != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "fmnist_resnet.lut.json"));
 }
 
 TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut show prints the hand-offs") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -154,6 +155,75 @@ TEST_CASE("valid gzip, invalid IDX: wrong magic, short payload, bad label") {
 
   write_gzip(tmp.labels(), idx);  // and the untouched payload loads again
   CHECK(load_fashion_mnist(Split::kTest, &d, tmp.dir.string()).is_ok());
+}
+
+// Restores $LAYERWISE_FASHION_MNIST_DIR as the test found it.
+struct ScopedDirEnv {
+  std::string saved;
+  bool had = false;
+  explicit ScopedDirEnv(const std::string& value) {
+    if (const char* v = std::getenv(kFashionMnistDirEnv)) saved = v, had = true;
+    if (value.empty()) unsetenv(kFashionMnistDirEnv);
+    else setenv(kFashionMnistDirEnv, value.c_str(), 1);
+  }
+  ~ScopedDirEnv() {
+    if (had) setenv(kFashionMnistDirEnv, saved.c_str(), 1);
+    else unsetenv(kFashionMnistDirEnv);
+  }
+};
+
+TEST_CASE("the directory: a flag, else $LAYERWISE_FASHION_MNIST_DIR, else Debian's; every default load follows it") {
+  {
+    ScopedDirEnv none("");
+    CHECK(fashion_mnist_dir() == kFashionMnistDir);
+    CHECK(fashion_mnist_dir("/x") == "/x");
+  }
+  TempCopy tmp;
+  ScopedDirEnv env(tmp.dir.string());
+  CHECK(fashion_mnist_dir() == tmp.dir.string());
+  CHECK(fashion_mnist_dir("/x") == "/x");
+  // A load that names no directory reads the one the variable names: broken there, it fails
+  // naming that file (Debian's copy is intact).
+  std::string gz = raw_file(tmp.labels().string());
+  write_raw(tmp.labels(), gz.substr(0, gz.size() / 2));
+  FashionMnist d;
+  Status s = load_fashion_mnist(Split::kTest, &d);
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.message().find(tmp.labels().string()) != std::string::npos);
+  // Missing there: the error says where the directory came from, and where Debian puts it.
+  fs::remove(tmp.labels());
+  s = load_fashion_mnist(Split::kTest, &d);
+  REQUIRE_FALSE(s.is_ok());
+  MESSAGE(s.to_string());
+  CHECK(s.message().find(std::string("$") + kFashionMnistDirEnv) != std::string::npos);
+  CHECK(s.message().find("dataset-fashion-mnist") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+}
+
+TEST_CASE("a split is decoded once per process, and read again when its files change") {
+  TempCopy tmp;
+  FashionMnist a, b;
+  REQUIRE(load_fashion_mnist(Split::kTest, &a, tmp.dir.string()).is_ok());
+  REQUIRE(load_fashion_mnist(Split::kTest, &b, tmp.dir.string()).is_ok());
+  CHECK(b.count == a.count);
+  CHECK(b.pixels == a.pixels);
+  CHECK(b.labels == a.labels);
+  // Another label 0, written at another compression level (another size): the new content.
+  std::string idx;
+  REQUIRE(read_gzip_file(tmp.labels().string(), &idx).is_ok());
+  const size_t old_size = fs::file_size(tmp.labels());
+  idx[8] = char((a.labels[0] + 1) % kFashionMnistClasses);
+  gzFile f = gzopen(tmp.labels().c_str(), "wb1");
+  REQUIRE(f != nullptr);
+  REQUIRE(gzwrite(f, idx.data(), unsigned(idx.size())) == int(idx.size()));
+  gzclose(f);
+  REQUIRE(fs::file_size(tmp.labels()) != old_size);
+  REQUIRE(load_fashion_mnist(Split::kTest, &b, tmp.dir.string()).is_ok());
+  CHECK(b.labels[0] == (a.labels[0] + 1) % kFashionMnistClasses);
+  CHECK(std::equal(b.labels.begin() + 1, b.labels.end(), a.labels.begin() + 1));
+  // Broken afterwards: the error, not the split decoded before.
+  write_raw(tmp.labels(), raw_file(tmp.labels().string()).substr(0, 100));
+  CHECK_FALSE(load_fashion_mnist(Split::kTest, &b, tmp.dir.string()).is_ok());
 }
 
 }  // namespace

@@ -144,6 +144,7 @@ int run_bench(const std::vector<std::string>& argv) {
   if (bo.rounds < 1) throw UsageError("--repeats must be >= 1");
   if (bo.near_wait_s < 0) throw UsageError("--near-wait must be >= 0 (0: off)");
   std::vector<int> caps = thread_caps(args);
+  for (const Network& net : nets) ok_or_throw(check_bench_data(net, bo));
   ProgressLine line(args.flag("quiet"));
   double load_start = load_average();
   std::vector<Lut> luts = luts_for(nets, args, line);

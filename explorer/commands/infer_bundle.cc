@@ -47,7 +47,7 @@ void load_checked(const Args& args, Bundle* b) {
 // timed: the same figures the example application prints.
 void classify(const Args& args, const Bundle& b, Executor& ex) {
   FashionMnist test;
-  ok_or_throw(load_fashion_mnist(Split::kTest, &test, resolve_data_dir(args.get("data-dir"))));
+  ok_or_throw(load_fashion_mnist(Split::kTest, &test, args.get("data-dir")));
   int recorded = b.measured.is_object() && b.measured.contains("accuracy") ? b.measured["accuracy"].value("images", 0) : 0;
   int n = args.get_int("test-images", recorded > 0 ? recorded : kDefaultTestImages);
   if (n <= 0 || n > test.count) n = test.count;

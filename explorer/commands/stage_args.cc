@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "explorer/commands/model_arg.h"
+#include "libs/data/fashion_mnist.h"
 #include "libs/exec/backends.h"
 
 namespace lw::cli {
@@ -52,7 +53,7 @@ void start_evaluator(const Args& args, int timing_runs, StageSetup* s) {
   o.fidelity_inputs = args.get_int("fidelity-inputs", kDefaultFidelityInputs);
   o.max_threads = args.get_int("threads", 2);
   o.timing.runs = o.timing.max_runs = timing_runs;
-  o.data_dir = resolve_data_dir(args.get("data-dir"));
+  o.data_dir = fashion_mnist_dir(args.get("data-dir"));
   o.eval_inputs = args.get("eval-inputs");
   o.eval_labels = args.get("eval-labels");
   o.calibration_inputs = args.get("calibration-inputs");

@@ -94,7 +94,7 @@ int run_train(const std::vector<std::string>& argv) {
   o.threads = std::max(1, args.get_int("threads", kDefaultTrainThreads));
   o.limit_train = args.get_int("limit-train", 0);
   o.augment = !args.flag("no-augment");
-  std::string out = args.get("out"), weights = weights_path_for(out), dir = args.get("data", kFashionMnistDir);
+  std::string out = args.get("out"), weights = weights_path_for(out), dir = fashion_mnist_dir(args.get("data"));
 
   Network net = load_model_unfolded(args.get("model"), o.seed);  // seeded init unless the file has weights
   FashionMnist train, test;

@@ -18,6 +18,7 @@
 #include "explorer/measure/deployment.h"
 #include "explorer/measure/mixed_floor.h"
 #include "explorer/measure/recheck.h"
+#include "libs/data/fashion_mnist.h"
 #include "libs/ops/thread_pool.h"
 
 namespace lw {
@@ -338,6 +339,17 @@ Status lut_for_bench(const Network& net, const Registry& registry, const std::st
   p.out_path = path;
   *profiled = true;
   return profile_network(net, registry, p, lut);
+}
+
+Status check_bench_data(const Network& net, const BenchOptions& o) {
+  if (data_source_for(net) != DataSource::kFashionMnist) return Status::ok();
+  const std::vector<std::string>& labels = o.labels.empty() ? baseline_labels() : o.labels;
+  auto has = [&labels](Baseline b) { return std::find(labels.begin(), labels.end(), to_string(b)) != labels.end(); };
+  FashionMnist d;  // (decoded once per process: bench_network's reads then cost a copy)
+  Status s = Status::ok();
+  if (has(Baseline::kOptInt8) || has(Baseline::kOptMixed) || has(Baseline::kAllInt8)) s = load_fashion_mnist(Split::kTrain, &d);
+  if (s.is_ok() && has(Baseline::kOptMixed)) s = load_fashion_mnist(Split::kTest, &d);
+  return s.is_ok() ? s : Status(s.code(), net.name + ": " + s.message());
 }
 
 Status bench_network(const Network& net, const Lut& full_lut, int max_threads, const BenchOptions& o,

@@ -150,6 +150,11 @@ Lut lut_with_min_latency(const Lut& lut);
 /// the A/B of results/reference/mean-cost/).
 Lut lut_with_median_latency(const Lut& lut);
 
+/// Reads the Fashion-MNIST splits that bench_network will read for `net` (the train split to
+/// calibrate int8 labels, the test split for opt-mixed's accuracy floor), so that a missing
+/// dataset fails before minutes of profiling; ok for random-weight models.
+Status check_bench_data(const Network& net, const BenchOptions& o);
+
 /// Plans every deployment of `net` under thread cap `max_threads` and measures them
 /// interleaved; appends one row per label (unsupported ones with their reason) and the
 /// per-step figures of every measured deployment.

@@ -25,9 +25,10 @@ enum class DataSource { kFashionMnist, kRandom };
 DataSource data_source_for(const Network& net);
 
 /// Calibration inputs: the first `count` train images, or seeded random inputs (a seed range
-/// disjoint from the evaluation inputs). Never the test split. `data_dir` holds Fashion-MNIST.
+/// disjoint from the evaluation inputs). Never the test split. `data_dir` holds Fashion-MNIST
+/// ("" = fashion_mnist_dir()).
 Status calibration_samples(const Network& net, int count, std::vector<Tensor>* out,
-                           const std::string& data_dir = kFashionMnistDir);
+                           const std::string& data_dir = "");
 /// Evaluation inputs for fidelity (random-weight models): seeded, disjoint from calibration.
 std::vector<Tensor> fidelity_inputs(const Network& net, int count);
 

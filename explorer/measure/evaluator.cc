@@ -17,12 +17,6 @@
 
 namespace lw {
 
-std::string resolve_data_dir(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  const char* env = std::getenv(kDataDirEnv);
-  return env && *env ? env : kFashionMnistDir;
-}
-
 struct Evaluator::State {
   const Network* net = nullptr;
   const Lut* lut = nullptr;
@@ -69,7 +63,7 @@ Status Evaluator::create(const Network& net, const Lut& lut, const EvalOptions& 
   s->net = &net;
   s->lut = &lut;
   s->o = o;
-  s->o.data_dir = resolve_data_dir(o.data_dir);
+  s->o.data_dir = fashion_mnist_dir(o.data_dir);
   LW_RETURN_IF_ERROR(compile_problem(lut, &s->problem));
   if (o.eval_inputs.empty() != o.eval_labels.empty())
     return invalid_argument("the user's evaluation data needs both eval_inputs and eval_labels");

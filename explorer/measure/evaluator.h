@@ -24,19 +24,12 @@ constexpr int kDefaultTestImages = 2000;      // 0 = the whole test split
 constexpr int kDefaultCalibrationImages = 256;
 constexpr int kDefaultFidelityInputs = 16;    // random-weight models: inputs compared with f32
 constexpr int kDefaultTimingRuns = 10;          // timed end-to-end runs per filtered deployment
-/// Overrides the Fashion-MNIST directory (the CLI's --data-dir wins over it).
-constexpr char kDataDirEnv[] = "LAYERWISE_FASHION_MNIST_DIR";
-
-/// The Fashion-MNIST directory: `flag` when given, else $LAYERWISE_FASHION_MNIST_DIR, else
-/// the Debian package's.
-std::string resolve_data_dir(const std::string& flag);
-
 struct EvalOptions {
   int test_images = kDefaultTestImages;  // test images [0, n) (0 = the whole split)
   int calibration_images = kDefaultCalibrationImages;
   CalibrationMethod calibration_method = kDefaultCalibrationMethod;  // int8 activation ranges
   int fidelity_inputs = kDefaultFidelityInputs;
-  std::string data_dir;                  // "" = resolve_data_dir("")
+  std::string data_dir;                  // "" = fashion_mnist_dir() (libs/data)
   /// The user's data instead of Fashion-MNIST / fidelity (.npy, see README "Your data"):
   /// labelled evaluation samples (top-1 on them) and int8 calibration samples.
   std::string eval_inputs, eval_labels, calibration_inputs;

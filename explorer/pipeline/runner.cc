@@ -140,9 +140,9 @@ Status check_data(const Run& r) {
   if (data_source_for(r.net) != DataSource::kFashionMnist) return Status::ok();
   FashionMnist d;
   if (c.eval_inputs.empty())  // the test split: top-1
-    LW_RETURN_IF_ERROR(at("/model", load_fashion_mnist(Split::kTest, &d, resolve_data_dir(""))));
+    LW_RETURN_IF_ERROR(at("/model", load_fashion_mnist(Split::kTest, &d)));
   if (c.calibration_inputs.empty())  // the train split: int8 calibration
-    LW_RETURN_IF_ERROR(at("/model", load_fashion_mnist(Split::kTrain, &d, resolve_data_dir(""))));
+    LW_RETURN_IF_ERROR(at("/model", load_fashion_mnist(Split::kTrain, &d)));
   return Status::ok();
 }
 

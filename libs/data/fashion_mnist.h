@@ -15,6 +15,8 @@ namespace lw {
 
 constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
 constexpr char kFashionMnistPackage[] = "dataset-fashion-mnist";
+/// Names another Fashion-MNIST directory for every command (a --data-dir flag wins over it).
+constexpr char kFashionMnistDirEnv[] = "LAYERWISE_FASHION_MNIST_DIR";
 constexpr int kFashionMnistSide = 28;    // stored images are 28 x 28 grey bytes
 constexpr int kFashionMnistCanvas = 32;  // networks see 32 x 32 (zero-padded by 2)
 constexpr int kFashionMnistClasses = 10;
@@ -32,10 +34,15 @@ struct FashionMnist {
   std::vector<uint8_t> labels;  // count, each in [0, 10)
 };
 
-/// Reads `<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz`, checking magic numbers,
-/// sizes and label range. A missing, truncated or corrupt file gives a one-line error that
-/// names the file (and, when missing, the Debian package that provides it).
-Status load_fashion_mnist(Split split, FashionMnist* out, const std::string& dir = kFashionMnistDir);
+/// The Fashion-MNIST directory: `flag` when given, else $LAYERWISE_FASHION_MNIST_DIR, else
+/// the Debian package's.
+std::string fashion_mnist_dir(const std::string& flag = "");
+
+/// Reads `<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz` ("" = fashion_mnist_dir()),
+/// checking magic numbers, sizes and label range. A missing, truncated or corrupt file gives
+/// a one-line error that names the file (and, when missing, where the directory came from).
+/// A split is decoded once per process and then copied (the files' size and time unchanged).
+Status load_fashion_mnist(Split split, FashionMnist* out, const std::string& dir = "");
 
 /// Writes image `i` as 32 x 32 floats: the 28 x 28 image on a background (0) canvas, shifted
 /// by (dy, dx) in [-2, 2] from the centre and mirrored left-right when `flip` (training
