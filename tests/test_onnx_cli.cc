@@ -221,6 +221,79 @@ TEST_CASE(".npy files: round trip, integer labels, errors naming the file") {
   CHECK(lw::read_npy_samples(p, lw::Shape{1, 3, 2, 2}, &samples).code() == lw::StatusCode::kInvalidArgument);
 }
 
+TEST_CASE("MODEL@HxW / @NxCxHxW: dynamic dimensions filled, a batch, a zoo model at another resolution; bad shapes one line") {
+  onnx::ModelProto dynamic = tiny_model();
+  auto* shape = dynamic.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(0)->set_dim_param("N");
+  shape->mutable_dim(2)->set_dim_param("H");
+  shape->mutable_dim(3)->set_dim_param("W");
+  const std::string path = save("dyn.onnx", dynamic);
+  Result r = run("models --describe " + path + "@7x9");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("model dyn@1x2x7x9: input 1x2x7x9") != std::string::npos);
+  CHECK(r.out.find("3402 MACs") != std::string::npos);  // 3 x 7 x 9 outputs x 2 x 3 x 3 taps
+  // A fixed shape is replaced too, where the graph fits it.
+  const std::string fixed = save("fixed.onnx", tiny_model());
+  CHECK(run("models --describe " + fixed + "@6x4").out.find("input 1x2x6x4") != std::string::npos);
+
+  // A batch of 3: each sample's output is the batch-1 reference's for that sample.
+  std::vector<float> x(3 * 2 * 5 * 5);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 13) - 6) * 0.25f;
+  const std::string in = (temp_dir() / "x3.npy").string(), out = (temp_dir() / "y3.npy").string();
+  REQUIRE(lw::write_npy(in, {3, 2, 5, 5}, x.data()).is_ok());
+  r = run("infer --model " + path + "@3x2x5x5 --input " + in + " --output " + out + " --all xnnpack --repeats 1");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("top-5 [2]") != std::string::npos);
+  lw::NpyArray y;
+  REQUIRE(lw::read_npy(out, &y).is_ok());
+  REQUIRE(y.dims == std::vector<int64_t>{3, 3, 5, 5});
+  lw::Network one;
+  REQUIRE(lw::import_onnx(fixed, &one).is_ok());
+  for (int k = 0; k < 3; ++k) {
+    lw::Tensor t = lw::Tensor::create(one.input_shape());
+    std::copy(x.begin() + k * 50, x.begin() + (k + 1) * 50, t.f32());
+    std::vector<lw::Tensor> ref;
+    REQUIRE(lw::reference_forward(one, t, &ref).is_ok());
+    double err = 0, scale = 0;
+    for (int i = 0; i < 75; ++i) {
+      err = std::max(err, double(std::fabs(y.f32[size_t(k * 75 + i)] - ref.back().f32()[i])));
+      scale = std::max(scale, double(std::fabs(ref.back().f32()[i])));
+    }
+    CAPTURE(k);
+    CHECK(scale > 0);
+    CHECK(err <= 1e-5 * scale);
+  }
+
+  // Zoo models are built and every layer's shape inferred again.
+  r = run("models --describe mobilenetv2@160x160");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("model mobilenetv2@1x3x160x160: input 1x3x160x160") != std::string::npos);
+  CHECK(r.out.find("1x32x80x80") != std::string::npos);  // the stride-2 stem
+  Result small = run("models --describe alexnet@16x16");
+  CHECK(small.code == 2);
+  CHECK(count_lines(small.err) == 1);
+  CHECK(small.err.find("alexnet@16x16: layer '") != std::string::npos);
+  for (const std::string bad : {"@5", "@1x2x5", "@0x5", "@5xx5", "@axb", "@1x2x99999999x5"}) {
+    Result b = run("models --describe " + path + bad);
+    INFO(bad, ": ", b.err);
+    CHECK(b.code == 2);
+    CHECK(count_lines(b.err) == 1);
+    CHECK(b.err.find("after '@' an input shape HxW or NxCxHxW") != std::string::npos);
+  }
+  // An '@' in a directory's or an existing file's name is the path's.
+  fs::create_directories(temp_dir() / "me@host");
+  const fs::path at_dir = temp_dir() / "me@host" / "fixed.onnx", at_name = temp_dir() / "net@v2.onnx";
+  fs::copy_file(fixed, at_dir, fs::copy_options::overwrite_existing);
+  fs::copy_file(fixed, at_name, fs::copy_options::overwrite_existing);
+  CHECK(run("models --describe " + at_dir.string()).code == 0);
+  CHECK(run("models --describe " + at_name.string()).code == 0);
+  CHECK(run("models --describe " + at_dir.string() + "@6x6").out.find("input 1x2x6x6") != std::string::npos);
+  // Without a shape the dynamic file is refused, and the error says how to give one.
+  check_refused(path, "give one after the file name (net.onnx@HxW)");
+}
+
 TEST_CASE("infer reads the input from a file and writes the output tensor to a file") {
   const std::string model = save("infer.onnx", tiny_model());
   std::vector<float> x(2 * 5 * 5);

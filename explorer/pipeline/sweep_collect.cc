@@ -11,6 +11,7 @@
 
 #include "libs/core/files.h"
 #include "libs/core/hash.h"
+#include "explorer/pipeline/model.h"
 #include "explorer/pipeline/pareto.h"
 #include "explorer/pipeline/sweep_exec.h"
 #include "libs/ir/network_json.h"
@@ -55,7 +56,7 @@ void collect_cell(const SweepCell& c, const CellStatus& s, Collected* out) {
     pt.latency_ms = replay["latency_ms"].value("median", 0.0);
     pt.accuracy = replay["accuracy"].value("top1", 0.0);
     pt.memory_bytes = replay["memory_bytes"].value("planned_peak", 0.0);
-    out->chosen_by_model[fs::path(c.config["model"].get<std::string>()).stem().string()].push_back(pt);
+    out->chosen_by_model[model_label(c.config["model"].get<std::string>())].push_back(pt);
     tail = num(pt.latency_ms) + "," + num(100 * pt.accuracy) + "," + num(pt.memory_bytes / 1048576.0);
   } else {
     tail = ",,";

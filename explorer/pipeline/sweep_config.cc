@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "libs/core/files.h"
+#include "explorer/pipeline/model.h"
 #include "explorer/pipeline/sweep.h"
 #include "libs/core/hash.h"
 #include "libs/core/json_reader.h"
@@ -179,7 +180,7 @@ std::string cell_id(int i) {
 std::string lut_path(const SweepConfig& c, const json& resolved, const std::string& device) {
   json k = {{"model", resolved["model"]}, {"device", resolved["device"]}, {"profile", resolved["profile"]},
             {"kind", device}};
-  return c.lut_dir + "/" + fs::path(resolved["model"].get<std::string>()).stem().string() + "__" + device + "__" +
+  return c.lut_dir + "/" + model_label(resolved["model"].get<std::string>()) + "__" + device + "__" +
          fnv1a_hex(k.dump()).substr(0, 8) + ".lut.json";
 }
 

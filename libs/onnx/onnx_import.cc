@@ -62,12 +62,17 @@ Status bind_input(const onnx::ValueInfoProto& in, const OnnxImportOptions& o, Ct
     return unsupported(where + "must be a float tensor (float, float16 or bfloat16)");
   std::vector<int64_t> dims;
   const auto& shape = in.type().tensor_type().shape();
-  for (int k = 0; k < shape.dim_size(); ++k) {
+  const int rank = shape.dim_size(), given = int(o.input_dims.size());
+  if (given > 0 && given != rank && !(given == 2 && rank == 4))
+    return unsupported(where + "has rank " + std::to_string(rank) + "; the input shape asked has " +
+                       std::to_string(given) + " dimensions");
+  for (int k = 0; k < rank; ++k) {
     const auto& d = shape.dim(k);
-    if (d.has_dim_value() && d.dim_value() > 0) dims.push_back(d.dim_value());
+    if (given > 0 && k >= rank - given) dims.push_back(o.input_dims[size_t(k - (rank - given))]);
+    else if (d.has_dim_value() && d.dim_value() > 0) dims.push_back(d.dim_value());
     else if (k == 0) dims.push_back(o.batch);  // symbolic batch
-    else return unsupported(where + "dynamic shape in dimension " + std::to_string(k) +
-                            " ('" + d.dim_param() + "'); export with a fixed input size");
+    else return unsupported(where + "dynamic shape in dimension " + std::to_string(k) + " ('" + d.dim_param() +
+                            "'); give one after the file name (net.onnx@HxW) or export with a fixed input size");
   }
   Shape s;
   Status st = onnx_dims_to_shape(dims, &s);

@@ -27,6 +27,10 @@ struct OnnxImportOptions {
   std::map<std::string, std::string> constant_files;
   /// A symbolic batch dimension of the graph input becomes this.
   int batch = 1;
+  /// The graph input's shape instead of the declared one: H, W (the last two dimensions of a
+  /// rank-4 input) or every dimension; fills symbolic ones and replaces fixed ones. Empty:
+  /// as declared (a symbolic dimension other than the batch is then an error).
+  std::vector<int64_t> input_dims;
 };
 
 /// Imports `path` (unfolded: BatchNorm layers kept). The network is named after the file.
