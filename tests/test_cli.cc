@@ -351,6 +351,12 @@ TEST_CASE("bench reads the dataset its int8 labels calibrate on from $LAYERWISE_
   CHECK(r.err.find("fmnist_resnet: fashion-mnist: cannot open /nonexistent/fm/train-images-idx3-ubyte.gz") != std::string::npos);
   CHECK(r.err.find("$LAYERWISE_FASHION_MNIST_DIR") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "fmnist_resnet.lut.json"));
+  // A label it does not know, before profiling too (it failed after the profile).
+  r = run_layerwise(scratch_dir("lw_cli"), bench + " --labels ref-fp32,opt-fp33");
+  CHECK(r.code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("--labels: unknown deployment 'opt-fp33' (known: ref-fp32,") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "fmnist_resnet.lut.json"));
   // opt-mixed also reads the test split (its accuracy floor): a directory with the train split only.
   const fs::path train_only = scratch_dir("lw_cli") / "bench_train_only";
   fs::create_directories(train_only);

@@ -96,6 +96,20 @@ TEST_CASE("asymmetric padding is read as top, left, bottom, right") {
   CHECK(net.layers[1].out == Shape{1, 4, 7, 7});
 }
 
+TEST_CASE("a network file without a name is named after the file") {
+  const std::string text = kGood, dir = temp_dir();
+  std::string unnamed = text;
+  unnamed.erase(unnamed.find("\"name\": \"tiny\", "), std::string("\"name\": \"tiny\", ").size());
+  REQUIRE(unnamed.find("tiny") == std::string::npos);
+  REQUIRE(write_file_atomic(dir + "/edge.v2.json", unnamed).is_ok());
+  REQUIRE(write_file_atomic(dir + "/named.json", text).is_ok());
+  Network a, b;
+  REQUIRE(load_network(dir + "/edge.v2.json", &a).is_ok());
+  REQUIRE(load_network(dir + "/named.json", &b).is_ok());
+  CHECK(a.name == "edge.v2");
+  CHECK(b.name == "tiny");  // a name given stays
+}
+
 TEST_CASE("malformed networks give one-line errors with file and JSON path") {
   struct Case {
     const char* text;

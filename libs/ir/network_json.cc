@@ -151,7 +151,14 @@ Status load_network(const std::string& path, Network* net) {
   std::string text;
   LW_RETURN_IF_ERROR(read_file(path, &text));
   auto slash = path.find_last_of('/');
-  return network_from_json(text, path, slash == std::string::npos ? "." : path.substr(0, slash), net);
+  LW_RETURN_IF_ERROR(network_from_json(text, path, slash == std::string::npos ? "." : path.substr(0, slash), net));
+  // Unnamed, it is the file's: a LUT, a bench file and a report need a name ("tiny.json" ->
+  // "tiny"; without one bench wrote its LUT as the hidden file ".lut.json").
+  if (net->name.empty()) {
+    const std::string file = slash == std::string::npos ? path : path.substr(slash + 1);
+    net->name = file.substr(0, file.rfind('.'));
+  }
+  return Status::ok();
 }
 
 namespace {
