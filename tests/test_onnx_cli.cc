@@ -249,6 +249,11 @@ TEST_CASE("MODEL@HxW / @NxCxHxW: dynamic dimensions filled, a batch, a zoo model
   lw::NpyArray y;
   REQUIRE(lw::read_npy(out, &y).is_ok());
   REQUIRE(y.dims == std::vector<int64_t>{3, 3, 5, 5});
+  // The same file into the batch-1 model: one line that says how to take it as a batch.
+  Result batch1 = run("infer --model " + fixed + " --input " + in);
+  CHECK(batch1.code == 2);
+  CHECK(count_lines(batch1.err) == 1);
+  CHECK(batch1.err.find("holds 3 samples, the network takes 1 (--model M@3x2x5x5 takes them as one batch)") != std::string::npos);
   lw::Network one;
   REQUIRE(lw::import_onnx(fixed, &one).is_ok());
   for (int k = 0; k < 3; ++k) {

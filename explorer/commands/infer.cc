@@ -116,9 +116,11 @@ Tensor read_input(const std::string& path, const Network& net) {
   }
   std::vector<Tensor> samples;
   ok_or_throw(read_npy_samples(path, Shape{1, want.c, want.h, want.w}, &samples));
-  if (int(samples.size()) != want.n)
+  if (int(samples.size()) != want.n) {
+    const Shape batch{int(samples.size()), want.c, want.h, want.w};
     throw UsageError("--input: " + path + " holds " + std::to_string(samples.size()) + " samples, the network takes " +
-                     std::to_string(want.n));
+                     std::to_string(want.n) + " (--model M@" + batch.to_string() + " takes them as one batch)");
+  }
   Tensor x = Tensor::create(want);
   const int64_t per = samples[0].shape().elements();
   for (size_t i = 0; i < samples.size(); ++i) std::copy(samples[i].f32(), samples[i].f32() + per, x.f32() + i * per);
