@@ -170,7 +170,7 @@ Registrar reg({"infer", "run a model end to end on a random input or an input fi
                kInferBundleHelp +
                "Runs the network with the reference executor on a seeded random input, or on --input (a\n"
                "float32 .npy of the input shape, e.g. numpy.save of a 1x3x224x224 array, or an ONNX\n"
-               "TensorProto .pb). --output writes the output tensor as float32 .npy ([N, C] for logits;\n"
+               "TensorProto .pb; a batch of N samples needs the model at batch N: --model M@NxCxHxW). --output writes the output tensor as float32 .npy ([N, C] for logits;\n"
                "the executor's output with --all / --assign, else the reference's). With --all or\n"
                "--assign it also runs the real executor under that per-layer assignment and prints the\n"
                "median time, peak memory (arena + workspace + weights) and the error vs the reference.\n\n"

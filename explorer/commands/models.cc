@@ -50,7 +50,9 @@ Registrar reg({"models", "list the model zoo with layers, parameters and MACs",
                "usage: layerwise models [--describe MODEL]\n\nLists the built-in zoo models at 224x224 with IR layer count, "
                "parameter count (millions) and multiply-accumulates (millions).\n"
                "--describe MODEL  every layer of MODEL (zoo name, network .json or .onnx file) with its "
-               "output shape, parameters and MACs, then the totals\n",
+               "output shape, parameters and MACs, then the totals\n\n"
+               "Wherever a command takes a model, MODEL@HxW or MODEL@NxCxHxW gives it another input shape\n"
+               "(mobilenetv2@160x160, net.onnx@4x3x224x224: a resolution, a batch, an ONNX file's dynamic sizes).\n",
                run_models});
 
 }  // namespace
