@@ -141,11 +141,7 @@ int run_bench(const std::vector<std::string>& argv) {
   bo.calibration_method = calibration_method_arg(args);
   bo.labels = split_list(args.get("labels"));
   for (const std::string& l : bo.labels)  // (before minutes of profiling, not after)
-    if (!parse_baseline(l)) {
-      std::string known;
-      for (const std::string& k : baseline_labels()) known += (known.empty() ? "" : ",") + k;
-      throw UsageError("--labels: unknown deployment '" + l + "' (known: " + known + ")");
-    }
+    if (!parse_baseline(l)) throw UsageError("--labels: unknown deployment '" + l + "' (known: " + baseline_names() + ")");
   bo.near_wait_s = args.get_double("near-wait", 0);
   if (bo.rounds < 1) throw UsageError("--repeats must be >= 1");
   if (bo.near_wait_s < 0) throw UsageError("--near-wait must be >= 0 (0: off)");

@@ -145,6 +145,12 @@ const std::vector<std::string>& baseline_labels() {
   return k;
 }
 
+std::string baseline_names() {
+  std::string s;
+  for (const BaselineInfo& i : kBaselines) s += (s.empty() ? "" : ", ") + std::string(i.label);
+  return s;
+}
+
 const std::vector<std::string>& reference_labels() {
   static const std::vector<std::string> k = [] {
     std::vector<std::string> v;

@@ -46,6 +46,8 @@ bool is_reference(Baseline b);
 
 /// Labels in report order.
 const std::vector<std::string>& baseline_labels();
+/// The labels as one line for an error message ("ref-fp32, native, ...").
+std::string baseline_names();
 /// The labels of the references (is_reference), in report order.
 const std::vector<std::string>& reference_labels();
 

@@ -93,8 +93,7 @@ std::string model_label(const std::string& model) {
   std::string path;
   std::vector<int64_t> dims;
   if (!split_model_spec(model, &path, &dims).is_ok() || dims.empty()) return std::filesystem::path(model).stem().string();
-  const size_t at = model.rfind('@');
-  return std::filesystem::path(path).stem().string() + model.substr(at);
+  return std::filesystem::path(path).stem().string() + model.substr(path.size());  // (the "@shape" as written)
 }
 
 Status load_model(const std::string& model, Network* out, uint64_t weight_seed) {
