@@ -78,18 +78,6 @@ nlohmann::json Protocol::to_json() const {
   return j;
 }
 
-Protocol quick_protocol() {
-  Protocol p;
-  p.runs = 5;
-  // The paper's count. At 50, on a shared machine (load 6 on 2 cores), 2286 of the 7388
-  // measurements of a ResNet-50 LUT ran to the cap: noise that more runs do not shrink.
-  p.max_runs = 20;
-  p.max_seconds = 0.5;
-  p.median_ci = 0.03;
-  p.early_stop_margin = 0.25;
-  return p;
-}
-
 double median_ci_halfwidth(const std::vector<double>& x) {
   const size_t n = x.size();
   if (n < 5) return std::numeric_limits<double>::infinity();

@@ -369,6 +369,40 @@ TEST_CASE("bench reads the dataset its int8 labels calibrate on from $LAYERWISE_
   CHECK_FALSE(fs::exists(dir / "fmnist_resnet.lut.json"));
 }
 
+TEST_CASE("bench profiles with profile's protocol: the quick one, --exhaustive the paper's") {
+  std::string net = write_temp("benchproto.json", R"({"name": "benchproto", "layers": [
+    {"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
+    {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");
+  const std::string quick = "--runs 2 --max-runs 3 --warmup 0 --far-wait 0";
+  auto protocol_of = [](const fs::path& lut) {
+    std::ifstream f(lut);
+    return nlohmann::json::parse(f).at("protocol");
+  };
+  const fs::path luts = scratch_dir("lw_cli") / "bench_protocol";
+  fs::remove_all(luts);
+  for (const char* how : {"", " --exhaustive"}) {
+    CAPTURE(how);
+    const fs::path dir = luts / (how[0] ? "exhaustive" : "quick");
+    Result r = run("bench --lut-dir " + dir.string() + " --models " + net + " --threads 1 --labels ref-fp32 --repeats 1 " +
+                   quick + how + " --out " + (dir / "bench.csv").string() + " --quiet");
+    CAPTURE(r.err);
+    REQUIRE(r.code == 0);
+    const fs::path profiled = dir / "profiled.lut.json";
+    REQUIRE(run("profile --model " + net + " --out " + profiled.string() + " " + quick + how + " --quiet").code == 0);
+    const nlohmann::json bench_protocol = protocol_of(dir / "benchproto.lut.json");
+    CHECK(bench_protocol == protocol_of(profiled));  // the same LUT whichever command made it
+    if (how[0]) {
+      CHECK_FALSE(bench_protocol.contains("early_stop_margin"));  // (bench's only protocol before)
+      CHECK_FALSE(bench_protocol.contains("median_ci"));
+    } else {
+      CHECK(bench_protocol.value("early_stop_margin", 0.0) == 0.25);
+      CHECK(bench_protocol.value("median_ci", 0.0) == 0.03);
+    }
+    CHECK(bench_protocol.value("runs", 0) == 2);
+  }
+  CHECK(run("bench --lut-dir " + luts.string() + " --models " + net + " --early-stop -1").code == 2);
+}
+
 TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut show prints the hand-offs") {
   std::string net = write_temp("rtnet.json", R"({"layers": [{"name": "in", "kind": "input", "shape": [1, 3, 8, 8]},
     {"name": "c", "kind": "conv2d", "inputs": ["in"], "out_channels": 4, "kernel": 3}]})");

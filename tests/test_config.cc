@@ -23,8 +23,10 @@ TEST_CASE("a minimal config gets the documented defaults") {
   ExperimentConfig c;
   REQUIRE(parse(R"({"model": "mobilenetv2"})", &c).is_ok());
   CHECK(c.name == "mobilenetv2");
-  CHECK(c.protocol == Protocol{});  // the paper's exhaustive protocol (env/measure.h)
-  CHECK(c.protocol.runs == 20);
+  CHECK(c.protocol_base == "quick");
+  CHECK(c.protocol == quick_protocol());  // `layerwise profile`'s (env/measure.h)
+  CHECK(c.protocol.runs == 5);
+  CHECK(c.protocol.early_stop_margin == 0.25);
   CHECK(c.protocol.warmup == 1);
   CHECK(c.latency_band_pct == kDefaultLatencyBandPct);
   CHECK(c.threads == std::vector<int>{1, 2});
@@ -60,6 +62,38 @@ TEST_CASE("the resolved config parses back to the same config") {
   CHECK(c.protocol.runs == 30);
 }
 
+TEST_CASE("profile.protocol picks the base the other profile keys change") {
+  ExperimentConfig c;
+  REQUIRE(parse(R"({"model": "m", "profile": {"protocol": "exhaustive"}})", &c).is_ok());
+  CHECK(c.protocol == Protocol{});  // the paper's (`profile --exhaustive`)
+  CHECK(c.protocol.early_stop_margin == 0);
+  REQUIRE(parse(R"({"model": "m", "profile": {"protocol": "exhaustive", "runs": 30, "early_stop": 0.5}})", &c).is_ok());
+  CHECK(c.protocol.runs == 30);
+  CHECK(c.protocol.max_runs == 100);
+  CHECK(c.protocol.early_stop_margin == 0.5);
+  CHECK(c.protocol.median_ci == 0);
+  // On the quick base the keys apply on top; runs alone lifts the cap as --runs does.
+  REQUIRE(parse(R"({"model": "m", "profile": {"runs": 30, "median_ci": 0, "early_stop": 0}})", &c).is_ok());
+  CHECK(c.protocol.runs == 30);
+  CHECK(c.protocol.max_runs == 30);
+  CHECK(c.protocol.max_seconds == quick_protocol().max_seconds);
+  CHECK(c.protocol.median_ci == 0);
+  CHECK(c.protocol.early_stop_margin == 0);
+  // Each base echoes and reads back to itself, its changes kept.
+  for (const char* text : {R"({"model": "m", "profile": {"protocol": "exhaustive", "median_ci": 0.02}})",
+                           R"({"model": "m", "profile": {"protocol": "quick", "early_stop": 0.1}})"}) {
+    CAPTURE(text);
+    REQUIRE(parse(text, &c).is_ok());
+    const auto j = resolved_config(c);
+    ExperimentConfig back;
+    REQUIRE(parse(j.dump(), &back).is_ok());
+    CHECK(back.protocol == c.protocol);
+    CHECK(back.protocol_base == c.protocol_base);
+    CHECK(resolved_config(back) == j);
+  }
+  CHECK(c.protocol.early_stop_margin == 0.1);
+}
+
 TEST_CASE("schema errors name the file and the JSON path on one line") {
   struct Case {
     const char* text;
@@ -80,6 +114,10 @@ TEST_CASE("schema errors name the file and the JSON path on one line") {
       {R"({"model": "m", "search": {"max_memory_mib": -1}})", "/search/max_memory_mib: must be positive"},
       {R"({"model": "m", "profile": {"runs": "many"}})", "/profile/runs: expected an integer"},
       {R"({"model": "m", "profile": {"runs": 50, "max_runs": 10}})", "/profile/max_runs: must be >= runs"},
+      {R"({"model": "m", "profile": {"protocol": "fast"}})",
+       "exp.json: /profile/protocol: unknown protocol 'fast' (known: quick, exhaustive)"},
+      {R"({"model": "m", "profile": {"early_stop": -1}})", "/profile/early_stop: must be in"},
+      {R"({"model": "m", "profile": {"median_ci": "tight"}})", "/profile/median_ci: expected a number"},
       {R"({"model": "m", "filter": {"latency_band_pct": -5}})", "/filter/latency_band_pct: must be in"},
       {R"({"model": "m", "filter": {"calibration_method": "entropy"}})",
        "exp.json: /filter/calibration_method: unknown calibration method 'entropy' (known: minmax|mse)"},

@@ -98,6 +98,7 @@ TEST_CASE("missing directory: one-line error naming the file and the Debian pack
   Status s = load_fashion_mnist(Split::kTest, &d, "/nonexistent/fashion-mnist");
   REQUIRE_FALSE(s.is_ok());
   CHECK(s.code() == StatusCode::kIoError);
+  CHECK(load_fashion_mnist(Split::kTest, nullptr, "/nonexistent/fashion-mnist").message() == s.message());  // a check
   CHECK(s.message().find("/nonexistent/fashion-mnist/t10k-images-idx3-ubyte.gz") != std::string::npos);
   CHECK(s.message().find("dataset-fashion-mnist") != std::string::npos);
   CHECK(s.message().find('\n') == std::string::npos);
@@ -221,8 +222,9 @@ TEST_CASE("a split is decoded once per process, and read again when its files ch
   REQUIRE(load_fashion_mnist(Split::kTest, &b, tmp.dir.string()).is_ok());
   CHECK(b.labels[0] == (a.labels[0] + 1) % kFashionMnistClasses);
   CHECK(std::equal(b.labels.begin() + 1, b.labels.end(), a.labels.begin() + 1));
-  // Broken afterwards: the error, not the split decoded before.
+  // Broken afterwards: the error, not the split decoded before; a check alone (no copy) too.
   write_raw(tmp.labels(), raw_file(tmp.labels().string()).substr(0, 100));
+  CHECK_FALSE(load_fashion_mnist(Split::kTest, nullptr, tmp.dir.string()).is_ok());
   CHECK_FALSE(load_fashion_mnist(Split::kTest, &b, tmp.dir.string()).is_ok());
 }
 

@@ -1,7 +1,8 @@
 /// \file
 /// The measurement-protocol options every measuring command shares (profile, bench):
 /// --warmup, --runs, --max-runs, --cv, --max-seconds, --warm-cache, --no-weight-age,
-/// --no-streamed-outputs, --cold-call-path, --computing-us, --in-network.
+/// --no-streamed-outputs, --cold-call-path, --computing-us, --in-network; and those of a
+/// profile (--exhaustive, --median-ci, --early-stop, --far-wait).
 #pragma once
 #include <algorithm>
 
@@ -10,7 +11,7 @@
 
 namespace lw::cli {
 
-/// `base`: the protocol the flags start from (profile's quick one unless --exhaustive).
+/// `base`: the protocol the flags start from.
 inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.warmup = args.get_int("warmup", p.warmup);
   p.runs = args.get_int("runs", p.runs);
@@ -24,6 +25,18 @@ inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
   p.computing_us = args.get_double("computing-us", p.computing_us);
   if (p.computing_us < 0 || p.computing_us > 1e6) throw UsageError("--computing-us must be 0 ... 1000000");
   if (p.runs < 1 || p.warmup < 0) throw UsageError("--runs must be >= 1 and --warmup >= 0");
+  return p;
+}
+
+/// The protocol a profile runs with (`profile`, and `bench` when it profiles): the quick one
+/// unless --exhaustive, then the flags above and --median-ci, --early-stop, --far-wait.
+inline Protocol profiling_protocol_from_args(const Args& args) {
+  Protocol p = protocol_from_args(args, args.flag("exhaustive") ? Protocol{} : quick_protocol());
+  p.median_ci = args.get_double("median-ci", p.median_ci);
+  p.early_stop_margin = args.get_double("early-stop", p.early_stop_margin);
+  p.far_cores_wait_s = args.get_double("far-wait", p.far_cores_wait_s);
+  if (p.early_stop_margin < 0 || p.median_ci < 0 || p.far_cores_wait_s < 0)
+    throw UsageError("--early-stop, --median-ci and --far-wait must be >= 0 (0: off)");
   return p;
 }
 

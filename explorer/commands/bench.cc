@@ -33,7 +33,7 @@ ProfileOptions profile_options(const Args& args) {
   ProfileOptions o;
   o.stop_rule = baselines_stop_rule();
   o.threads = {1, 2};  // both thread sets: the 2-thread study needs them, the 1-thread one ignores them
-  o.protocol = protocol_from_args(args);
+  o.protocol = profiling_protocol_from_args(args);  // `profile`'s, so a LUT from either is the same
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
   o.should_stop = [] { return g_interrupted != 0; };
   return o;
@@ -128,9 +128,12 @@ std::string preamble(const Args& args, const std::vector<Lut>& luts, double load
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  Args args(argv, {"quiet", "warm-cache", "no-weight-age", "no-streamed-outputs", "cold-call-path", "recheck", "reprofile"},
-            {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration", "calibration-method", "warmup",
-             "runs", "max-runs", "cv", "max-seconds", "lut-statistic", "near-wait", "in-network", "computing-us"});
+  Args args(argv,
+            {"quiet", "warm-cache", "no-weight-age", "no-streamed-outputs", "cold-call-path", "recheck", "reprofile",
+             "exhaustive"},
+            {"models", "threads", "lut-dir", "repeats", "out", "md", "steps", "labels", "calibration",
+             "calibration-method", "warmup", "runs", "max-runs", "cv", "max-seconds", "median-ci", "early-stop",
+             "far-wait", "lut-statistic", "near-wait", "in-network", "computing-us"});
   if (!args.has("lut-dir")) throw UsageError("--lut-dir is required (see --help)");
   std::vector<Network> nets;
   for (const auto& m : split_list(args.get("models", kDefaultModels))) nets.push_back(load_model(m));
@@ -182,11 +185,14 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "         [--threads 1,2] [--repeats 15] [--labels ref-fp32,...,opt-int8] [--calibration 4]\n"
                "         [--calibration-method minmax|mse]\n"
                "         [--out bench.csv] [--md bench.md] [--steps steps.csv] [--lut-statistic mean|median|min] [--recheck] [--near-wait 0] [--quiet]\n"
-               "         [--warmup 1] [--runs 20] [--max-runs 100] [--cv 0.05] [--max-seconds 2] [--warm-cache]\n"
+               "         [--exhaustive] [--warmup 1] [--runs 5] [--max-runs 20] [--cv 0.05] [--median-ci 0.03]\n"
+               "         [--max-seconds 0.5] [--early-stop 0.25] [--far-wait 120] [--warm-cache]\n"
                "         [--computing-us 500] [--cold-call-path] [--in-network 0] [--reprofile]\n\n"
                "Reuses DIR/<model>.lut.json when it matches the model and this device, else profiles it\n"
-               "(both thread sets, the protocol options above; resumable; with --in-network R > 0 its\n"
-               "contenders then timed in the network, R rounds, as `lut refine`); a file there that does not\n"
+               "as `layerwise profile` does (every library, both thread sets, the protocol options above,\n"
+               "the quick protocol unless --exhaustive: see `layerwise profile --help`; resumable; with\n"
+               "--in-network R > 0 its contenders then timed in the network, R rounds, as `lut refine`);\n"
+               "a reused LUT keeps the protocol it was profiled with. A file there that does not\n"
                "read as a LUT is an error, never profiled over. --reprofile profiles anew all the same\n"
                "(when the report says the device drifted since profiling), the file replaced once the\n"
                "profile is complete. For every model and thread\n"

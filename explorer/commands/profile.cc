@@ -33,12 +33,7 @@ ProfileOptions options_from(const Args& args) {
       o.threads.push_back(std::stoi(t));
     }
   }
-  o.protocol = protocol_from_args(args, args.flag("exhaustive") ? Protocol{} : quick_protocol());
-  o.protocol.median_ci = args.get_double("median-ci", o.protocol.median_ci);
-  o.protocol.early_stop_margin = args.get_double("early-stop", o.protocol.early_stop_margin);
-  o.protocol.far_cores_wait_s = args.get_double("far-wait", o.protocol.far_cores_wait_s);
-  if (o.protocol.early_stop_margin < 0 || o.protocol.median_ci < 0 || o.protocol.far_cores_wait_s < 0)
-    throw UsageError("--early-stop, --median-ci and --far-wait must be >= 0 (0: off)");
+  o.protocol = profiling_protocol_from_args(args);
   o.reuse_identical_layers = !args.flag("no-reuse");
   o.audit_early_stop = args.flag("audit-early-stop");
   o.stop_rule = baselines_stop_rule();

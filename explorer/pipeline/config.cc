@@ -33,13 +33,24 @@ void read_device(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig*
       r.fail("/threads/" + std::to_string(i), "thread sets are 1 (cpu0) or 2 (cpu0-1)");
 }
 
+// The protocols a config's "profile" starts from (`layerwise profile` and `--exhaustive`).
+Protocol protocol_base(const std::string& name) { return name == "exhaustive" ? Protocol{} : quick_protocol(); }
+
 void read_profile(JsonReader& r, ExperimentConfig* c) {
   Protocol& p = c->protocol;
+  const std::string before = c->protocol_base;
+  r.text("protocol", &c->protocol_base);  // first: the keys below change it
+  one_of(r, "/protocol", c->protocol_base, {"quick", "exhaustive"}, "protocol");
+  if (r.ok() && c->protocol_base != before) p = protocol_base(c->protocol_base);  // (never when echoing)
   r.integer("warmup", &p.warmup, 0, 1000);
   r.integer("runs", &p.runs, 1, 100000);
   r.number("cv_threshold", &p.cv_threshold, 0, 10);
+  const bool max_runs_given = r.value("max_runs") != nullptr;
   r.integer("max_runs", &p.max_runs, 1, 1000000);
+  if (!max_runs_given) p.max_runs = std::max(p.max_runs, p.runs);  // as --runs alone does
   r.number("max_seconds", &p.max_seconds, 0.001, 3600);
+  r.number("median_ci", &p.median_ci, 0, 10);
+  r.number("early_stop", &p.early_stop_margin, 0, 100);
   r.boolean("cold_cache", &p.cold_cache);
   r.boolean("weight_age", &p.age_streamed_weights);
   r.number("far_wait_s", &p.far_cores_wait_s, 0, 3600);

@@ -27,6 +27,7 @@ constexpr int kDefaultReplayRuns = 20;
 /// a stall of the shared host filled them (0.139-0.184 ms against 0.125-0.138, CV 0.17-0.20).
 constexpr double kDefaultReplayMinSeconds = 1.0;
 constexpr const char* kDefaultAgent = "qlearning";
+constexpr const char* kDefaultProtocolBase = "quick";  // as `layerwise profile`
 constexpr const char* kDefaultOutputDir = "results";
 
 struct AgentSpec {
@@ -40,8 +41,11 @@ struct ExperimentConfig {
   std::vector<std::string> libraries;  // libraries to profile; empty = all available
   std::vector<int> threads{1, 2};      // thread sets: 1 = cpu0, 2 = cpu0-1
   // profile
-  Protocol protocol;                   // warmup, runs, cv_threshold, max_runs, max_seconds, cold_cache, weight_age,
-                                       // far_wait_s, computing_us
+  // "protocol": the base the other "profile" keys change (`profile`'s quick one, or the
+  // paper's "exhaustive"); then warmup, runs, cv_threshold, max_runs, max_seconds, median_ci,
+  // early_stop, cold_cache, weight_age, far_wait_s, computing_us.
+  std::string protocol_base = kDefaultProtocolBase;
+  Protocol protocol = quick_protocol();
   std::string lut_file;                // a LUT from `layerwise profile` to use instead of profiling
   int in_network_rounds = 0;           // `lut refine` after profiling, rounds per deployment (0: off)
   // search

@@ -41,7 +41,8 @@ std::string fashion_mnist_dir(const std::string& flag = "");
 /// Reads `<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz` ("" = fashion_mnist_dir()),
 /// checking magic numbers, sizes and label range. A missing, truncated or corrupt file gives
 /// a one-line error that names the file (and, when missing, where the directory came from).
-/// A split is decoded once per process and then copied (the files' size and time unchanged).
+/// A split is decoded once per process and then copied (the files' size and time unchanged);
+/// `out` null: only checked (decoded into that cache, nothing copied).
 Status load_fashion_mnist(Split split, FashionMnist* out, const std::string& dir = "");
 
 /// Writes image `i` as 32 x 32 floats: the 28 x 28 image on a background (0) canvas, shifted
