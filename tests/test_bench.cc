@@ -205,6 +205,11 @@ TEST_CASE("capping a LUT at one thread removes thread-set-2 detours from convers
   }
   for (const LutLayer& l : capped.layers)
     for (const Impl& m : l.impls) CHECK(m.threads == 1);
+  // bench leaves out the 2-thread block of a LUT without 2-thread implementations.
+  CHECK(lut_has_thread_set(lut, 1));
+  CHECK(lut_has_thread_set(lut, 2));
+  CHECK(lut_has_thread_set(capped, 1));
+  CHECK_FALSE(lut_has_thread_set(capped, 2));
 }
 
 namespace {

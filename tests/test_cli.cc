@@ -401,6 +401,30 @@ TEST_CASE("bench profiles with profile's protocol: the quick one, --exhaustive t
     CHECK(bench_protocol.value("runs", 0) == 2);
   }
   CHECK(run("bench --lut-dir " + luts.string() + " --models " + net + " --early-stop -1").code == 2);
+  // A reused 1-thread LUT (`profile --threads 1`): the 2-thread block is left out with a note,
+  // not measured as the 1-thread deployments again under "threads 2".
+  const fs::path t1 = luts / "t1";
+  fs::create_directories(t1);
+  REQUIRE(run("profile --model " + net + " --threads 1 --out " + (t1 / "benchproto.lut.json").string() + " " + quick +
+              " --quiet").code == 0);
+  const std::string csv = (t1 / "bench.csv").string();
+  Result r = run("bench --lut-dir " + t1.string() + " --models " + net + " --labels ref-fp32,opt-fp32 --repeats 1 --out " +
+                 csv + " --quiet");
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("benchproto: its LUT has no 2-thread implementation: not benched at that cap") != std::string::npos);
+  std::ifstream f(csv);
+  std::string header, line;
+  std::getline(f, header);
+  int rows = 0;
+  while (std::getline(f, line)) {
+    CHECK(line.rfind("benchproto,1,", 0) == 0);  // model, threads, ...: the 1-thread block only
+    ++rows;
+  }
+  CHECK(rows == 2);
+  r = run("bench --lut-dir " + t1.string() + " --models " + net + " --threads 2 --labels opt-fp32 --out " + csv + " --quiet");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("nothing to bench at --threads 2") != std::string::npos);
 }
 
 TEST_CASE("profile --runtime-only adds the runtime costs to an existing LUT; lut show prints the hand-offs") {

@@ -156,6 +156,7 @@ int run_bench(const std::vector<std::string>& argv) {
   std::vector<BenchRow> rows;
   std::vector<BenchStep> steps;
   size_t done = 0, total = nets.size() * caps.size();
+  std::vector<std::string> skipped_caps;
   bo.log = [&](const std::string& s) { line.update("bench " + s, double(done) / total, -1); };
   ProfileOptions recheck = profile_options(args);
   recheck.progress = [&](const ProfileProgress& p) {
@@ -165,10 +166,14 @@ int run_bench(const std::vector<std::string>& argv) {
   if (args.flag("recheck")) bo.recheck = &recheck;
   for (size_t i = 0; i < nets.size(); ++i)
     for (int t : caps) {
-      ok_or_throw(bench_network(nets[i], luts[i], t, bo, &rows, &steps));
+      if (lut_has_thread_set(luts[i], t)) ok_or_throw(bench_network(nets[i], luts[i], t, bo, &rows, &steps));
+      else skipped_caps.push_back(nets[i].name + ": its LUT has no " + std::to_string(t) + "-thread implementation");
       ++done;
     }
   line.finish();
+  for (const std::string& s : skipped_caps)  // (a 2-thread block would repeat the 1-thread one)
+    std::fprintf(stderr, "layerwise bench: %s: not benched at that cap (--reprofile profiles both thread sets)\n", s.c_str());
+  if (rows.empty()) throw UsageError("nothing to bench at --threads " + args.get("threads", "1,2"));
   fill_speedups(&rows);
   std::string md = bench_markdown(rows, preamble(args, luts, load_start));
   if (args.has("steps")) md += bench_residuals_markdown(rows, steps);
@@ -192,7 +197,9 @@ Registrar reg({"bench", "measure Ref-FP32, every single library and Layerwise's 
                "as `layerwise profile` does (every library, both thread sets, the protocol options above,\n"
                "the quick protocol unless --exhaustive: see `layerwise profile --help`; resumable; with\n"
                "--in-network R > 0 its contenders then timed in the network, R rounds, as `lut refine`);\n"
-               "a reused LUT keeps the protocol it was profiled with. A file there that does not\n"
+               "a reused LUT keeps the protocol it was profiled with, and a thread cap it has no\n"
+               "implementation for (2, for a LUT of `profile --threads 1`) is left out with a note.\n"
+               "A file there that does not\n"
                "read as a LUT is an error, never profiled over. --reprofile profiles anew all the same\n"
                "(when the report says the device drifted since profiling), the file replaced once the\n"
                "profile is complete. For every model and thread\n"

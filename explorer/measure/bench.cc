@@ -316,6 +316,13 @@ double load_average() {
   return a;
 }
 
+bool lut_has_thread_set(const Lut& lut, int threads) {
+  for (const LutLayer& l : lut.layers)
+    for (const Impl& m : l.impls)
+      if (m.threads == threads) return true;
+  return false;
+}
+
 Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
                      const ProfileOptions& profile, Lut* lut, bool* profiled, bool reprofile) {
   *profiled = false;

@@ -136,6 +136,11 @@ struct BenchStep {
 Status lut_for_bench(const Network& net, const Registry& registry, const std::string& path,
                      const ProfileOptions& profile, Lut* lut, bool* profiled, bool reprofile = false);
 
+/// Whether `lut` has an implementation on exactly `threads` threads: bench's block at that cap
+/// measures deployments of its own only then (a LUT from `profile --threads 1` has no 2-thread
+/// block; its deployments capped at 2 are the 1-thread ones again).
+bool lut_has_thread_set(const Lut& lut, int threads);
+
 /// `lut` as a study capped at `max_threads` must see it: implementations, converters and
 /// conversion chains that use a larger thread set removed, the chains recomputed without
 /// them (the profiler's chains may pass through any thread set).
