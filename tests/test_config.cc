@@ -6,6 +6,7 @@
 
 #include "explorer/pipeline/config.h"
 #include "explorer/pipeline/run_dir.h"
+#include "explorer/pipeline/runner.h"
 #include "libs/core/files.h"
 
 using namespace lw;
@@ -92,6 +93,22 @@ TEST_CASE("profile.protocol picks the base the other profile keys change") {
     CHECK(resolved_config(back) == j);
   }
   CHECK(c.protocol.early_stop_margin == 0.1);
+}
+
+TEST_CASE("every shipped experiment config reads with the real libraries and agents") {
+  int read = 0;
+  for (const char* dir : {"configs", "configs/zoo", "configs/fmnist"})
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() != ".json") continue;
+      CAPTURE(e.path().string());
+      ExperimentConfig c;
+      const Status s = load_config(e.path().string(), config_vocabulary(), &c);
+      CAPTURE(s.message());
+      CHECK(s.is_ok());
+      CHECK(c.protocol.max_runs >= c.protocol.runs);
+      ++read;
+    }
+  CHECK(read >= 12);  // quickstart, compare-search, the zoo's and the Fashion-MNIST members'
 }
 
 TEST_CASE("schema errors name the file and the JSON path on one line") {
