@@ -168,7 +168,8 @@ Status baseline_deployment(const Lut& lut, const std::string& label, int max_thr
   const std::string lib = info(*b).library;
   bool present = lib.empty();
   for (const LutLayer& l : lut.layers) present = present || has_library(l, lib, max_threads);
-  if (!present) return unsupported(label + ": the LUT has no usable " + lib + " implementation");
+  if (!present)  // (a LUT of `profile --libs` without it, or one whose every such row failed)
+    return unsupported(label + ": the LUT has no usable " + lib + " implementation (profile with " + lib + ")");
   Lut sub = restrict_lut(lut, keep);
   for (size_t i = 1; i < sub.layers.size(); ++i)
     if (sub.layers[i].impls.empty())
