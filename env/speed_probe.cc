@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <thread>
@@ -243,6 +244,10 @@ double SpeedSamples::near_link_median() const {
 }
 
 bool speed_drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
+
+bool recheck_says_stale(double drift_pct, double gap_pct, double gap_rechecked_pct) {
+  return speed_drifted(1 + drift_pct / 100) && std::abs(gap_rechecked_pct) < std::abs(gap_pct);
+}
 
 std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms) {
   std::vector<double> r(std::max(then_ms.size(), now_ms.size()), 1.0);

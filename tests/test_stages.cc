@@ -16,6 +16,7 @@
 #include "env/profiler.h"
 #include "explorer/pipeline/pareto.h"
 #include "explorer/pipeline/filter.h"
+#include "env/speed_probe.h"
 #include "explorer/pipeline/run_report.h"
 #include "tests/tiny_profile.h"
 
@@ -336,6 +337,8 @@ TEST_CASE("summary.md tells the replay's drift since profiling from the cost mod
   s.chosen_why = "fastest measured";
   s.replay_ms = 3.3;
   CHECK(summary_markdown(s).find("timed again") == std::string::npos);  // not rechecked
+  // Predicted 2.5 ms, rechecked 3.0 (+20 %), measured 3.3: +32 % off the LUT, +10 % off the recheck.
+  s.replay_gap_pct = 32.0;
   s.replay_rechecked_ms = 3.0, s.replay_drift_pct = 20.0, s.replay_gap_rechecked_pct = 10.0;
   const std::string stale = summary_markdown(s);
   CHECK(stale.find("predict 3.000 ms: the device drifted +20.0 % since profiling") != std::string::npos);
@@ -345,6 +348,19 @@ TEST_CASE("summary.md tells the replay's drift since profiling from the cost mod
   const std::string fresh = summary_markdown(s);
   CHECK(fresh.find("drifted -4.0 %") != std::string::npos);
   CHECK(fresh.find("profile again") == std::string::npos);
+  // The quickstart's: the alone timings 11.5 % slower, the replay 12 % faster than the LUT
+  // (21.1 % off the recheck). A profile that timed them so would predict it worse.
+  s.replay_ms = 0.115, s.replay_gap_pct = -12.0;
+  s.replay_rechecked_ms = 0.146, s.replay_drift_pct = 11.5, s.replay_gap_rechecked_pct = -21.1;
+  const std::string moved = summary_markdown(s);
+  CHECK(moved.find("the device drifted +11.5 % since profiling") != std::string::npos);
+  CHECK(moved.find("profile again") == std::string::npos);
+  CHECK(moved.find("The replay stayed nearer the LUT than these: no sign that a new profile would predict it better.") !=
+        std::string::npos);
+  CHECK_FALSE(recheck_says_stale(11.5, -12.0, -21.1));
+  CHECK(recheck_says_stale(20.0, 32.0, 10.0));
+  CHECK(recheck_says_stale(-15.0, -18.0, 2.0));   // faster now, and the replay with it
+  CHECK_FALSE(recheck_says_stale(5.0, 30.0, 25.0));  // within 10 %: the cost model's miss, not drift
 }
 
 TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is one line naming the file") {

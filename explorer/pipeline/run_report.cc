@@ -110,8 +110,11 @@ std::string summary_markdown(const RunSummary& s) {
       o << "Its implementations timed again, alone, during the replay predict " << fmt("%.3f ms", s.replay_rechecked_ms)
         << ": the device drifted " << fmt("%+.1f %%", s.replay_drift_pct) << " since profiling, and the replay is "
         << fmt("%+.1f %%", s.replay_gap_rechecked_pct) << " off that (what the cost model misses)."
-        << (speed_drifted(1 + s.replay_drift_pct / 100)
+        << (recheck_says_stale(s.replay_drift_pct, s.replay_gap_pct, s.replay_gap_rechecked_pct)
                 ? std::string(" The LUT has gone stale on this device:") + kProfileAgain
+            : speed_drifted(1 + s.replay_drift_pct / 100)
+                ? std::string(" The replay stayed nearer the LUT than these: no sign that a new profile would predict "
+                              "it better.")
                 : std::string())
         << "\n";
     if (two_thread_steps_moved(s.replay_two_threads, s.replay_core_link_ns, s.replay_core_link_profile_ns))
