@@ -90,6 +90,7 @@ void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, cons
     s->measure_s += measure_s;
     s->measured += 1;
     s->runs += impl.latency_ms.runs;
+    s->timed_s += impl.latency_ms.runs * impl.latency_ms.cost_ms() / 1000;
     s->skipped += impl.status == ImplStatus::kSkipped;
   }
 }

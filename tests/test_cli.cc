@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -88,6 +89,18 @@ TEST_CASE("a LUT from another device is refused by search unless forced; a trunc
   std::string lut = write_temp("lut.json", "");
   Result p = run("profile --model " + net + " --libs native --threads 1 --runs 2 --max-runs 2 --warmup 0 --quiet --out " + lut);
   REQUIRE(p.code == 0);
+  {  // where the time went: the timed runs within the measurement that prepares each of them
+    CAPTURE(p.out);
+    const size_t row = p.out.find("\n  conv2d ");
+    REQUIRE(row != std::string::npos);
+    std::istringstream cols(p.out.substr(row + 10));
+    double total = 0, create = 0, measure = 0, timed_pct = 0;
+    long long impls = 0, runs = 0;
+    REQUIRE(bool(cols >> total >> create >> measure >> timed_pct >> impls >> runs));
+    CHECK(timed_pct > 0);
+    CHECK(timed_pct < 100);
+    CHECK(runs == 2 * impls);
+  }
   std::string text = slurp(lut);
   auto at = text.find("\"cpu\"");
   REQUIRE(at != std::string::npos);

@@ -44,11 +44,15 @@ ProfileOptions options_from(const Args& args) {
 void print_spent(const ProfileSpent& sp) {
   std::printf("time spent (s): %.1f in all, %.1f conversions, %.1f runtime copies\n", sp.total_s, sp.conversions_s,
               sp.runtime_s);
-  std::printf("  %-22s %8s %8s %8s %8s %8s %8s\n", "", "total", "create", "measure", "impls", "runs", "skipped");
+  std::printf("  %-22s %8s %8s %8s %8s %8s %8s %8s\n", "", "total", "create", "measure", "timed %", "impls", "runs",
+              "skipped");
   for (const auto* group : {&sp.by_library, &sp.by_kind, &sp.by_threads})
     for (const auto& [key, s] : *group)
-      std::printf("  %-22s %8.1f %8.1f %8.1f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s, s.measure_s,
-                  (long long)s.measured, (long long)s.runs, (long long)s.skipped);
+      std::printf("  %-22s %8.1f %8.1f %8.1f %8.2f %8lld %8lld %8lld\n", key.c_str(), s.total_s(), s.create_s,
+                  s.measure_s, s.measure_s > 0 ? 100 * s.timed_s / s.measure_s : 0.0, (long long)s.measured,
+                  (long long)s.runs, (long long)s.skipped);
+  std::printf("  (timed %%: the timed runs' share of measure; the rest prepares each run as in the network,\n"
+              "  README \"Profiling\")\n");
   if (!sp.retimed_far.empty() || sp.far_kept > 0) {
     std::printf("timed again with the cores near and apart (their layer was timed with them far apart, or with the "
                 "two computing as one core: pair ratio > %.1f; nearest %.0f ns; %.1f s waiting, %.1f s timing; ms, "
