@@ -245,8 +245,9 @@ double SpeedSamples::near_link_median() const {
 
 bool speed_drifted(double ratio) { return ratio > 0 && (ratio > 1.1 || ratio < 1 / 1.1); }
 
-bool recheck_says_stale(double drift_pct, double gap_pct, double gap_rechecked_pct) {
-  return speed_drifted(1 + drift_pct / 100) && std::abs(gap_rechecked_pct) < std::abs(gap_pct);
+RecheckVerdict recheck_verdict(double drift_pct, double gap_pct, double gap_rechecked_pct) {
+  if (!speed_drifted(1 + drift_pct / 100)) return RecheckVerdict::kSteady;
+  return std::abs(gap_rechecked_pct) < std::abs(gap_pct) ? RecheckVerdict::kStale : RecheckVerdict::kMovedAlone;
 }
 
 std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms) {

@@ -117,14 +117,16 @@ class SpeedSamples {
 /// ask for a new profile. 0 (not probed) never is.
 bool speed_drifted(double ratio);
 
-/// Whether a recheck (a deployment's implementations timed again, alone, beside its
-/// measurement) says its LUT has gone stale: their prediction moved more than 10 % from the
-/// LUT's (drift_pct, speed_drifted) and lies nearer the measurement than the LUT's
-/// (|gap_rechecked_pct| < |gap_pct|, both in % of their prediction). A measurement that stayed
-/// with the LUT while the alone timings moved is no sign that a new profile, which would time
-/// them so, predicts it better: the quickstart's replay ran -12 % off its LUT and -21 % off a
-/// recheck 11.5 % slower, and the run's summary still said to profile again.
-bool recheck_says_stale(double drift_pct, double gap_pct, double gap_rechecked_pct);
+/// What a recheck (a deployment's implementations timed again, alone, beside its
+/// measurement) says of its LUT. kSteady: their prediction is within 10 % of the LUT's
+/// (drift_pct, speed_drifted). kStale: it moved more than that and lies nearer the measurement
+/// than the LUT's (|gap_rechecked_pct| < |gap_pct|, both in % of their prediction): profile
+/// again. kMovedAlone: it moved, but the measurement stayed nearer the LUT, which is no sign
+/// that a new profile, timing them so, predicts it better: the quickstart's replay ran -12 %
+/// off its LUT and -21 % off a recheck 11.5 % slower, and the run's summary still said to
+/// profile again.
+enum class RecheckVerdict { kSteady, kStale, kMovedAlone };
+RecheckVerdict recheck_verdict(double drift_pct, double gap_pct, double gap_rechecked_pct);
 
 /// now / then per thread set (index threads - 1), 1 where either is missing.
 std::vector<double> speed_ratios(const std::vector<double>& then_ms, const std::vector<double>& now_ms);

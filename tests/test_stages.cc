@@ -357,10 +357,10 @@ TEST_CASE("summary.md tells the replay's drift since profiling from the cost mod
   CHECK(moved.find("profile again") == std::string::npos);
   CHECK(moved.find("The replay stayed nearer the LUT than these: no sign that a new profile would predict it better.") !=
         std::string::npos);
-  CHECK_FALSE(recheck_says_stale(11.5, -12.0, -21.1));
-  CHECK(recheck_says_stale(20.0, 32.0, 10.0));
-  CHECK(recheck_says_stale(-15.0, -18.0, 2.0));   // faster now, and the replay with it
-  CHECK_FALSE(recheck_says_stale(5.0, 30.0, 25.0));  // within 10 %: the cost model's miss, not drift
+  CHECK(recheck_verdict(11.5, -12.0, -21.1) == RecheckVerdict::kMovedAlone);
+  CHECK(recheck_verdict(20.0, 32.0, 10.0) == RecheckVerdict::kStale);
+  CHECK(recheck_verdict(-15.0, -18.0, 2.0) == RecheckVerdict::kStale);   // faster now, and the replay with it
+  CHECK(recheck_verdict(5.0, 30.0, 25.0) == RecheckVerdict::kSteady);  // within 10 %: the cost model's miss, not drift
 }
 
 TEST_CASE("solutions.csv: parsed into candidates; wrong header or layer count is one line naming the file") {

@@ -29,10 +29,12 @@ void print_result(const ReplayResult& r) {
     std::printf("rechecked   %.3f ms from its %d implementations timed again, alone, during the replay: the device\n"
                 "            drifted %+.1f %% since profiling; measured vs rechecked %+.1f %% (what the cost model misses)\n",
                 r.predicted_rechecked_ms, r.rechecked_impls, r.drift_pct, r.gap_rechecked_pct);
-  if (r.predicted_rechecked_ms > 0 && recheck_says_stale(r.drift_pct, r.gap_pct, r.gap_rechecked_pct))
+  const RecheckVerdict v = r.predicted_rechecked_ms > 0 ? recheck_verdict(r.drift_pct, r.gap_pct, r.gap_rechecked_pct)
+                                                        : RecheckVerdict::kSteady;
+  if (v == RecheckVerdict::kStale)
     std::printf("            more than 10 %%, and nearer the measurement: the LUT has gone stale here; profile again "
                 "(`layerwise profile`)\n");
-  else if (r.predicted_rechecked_ms > 0 && speed_drifted(1 + r.drift_pct / 100))
+  if (v == RecheckVerdict::kMovedAlone)
     std::printf("            more than 10 %%, but the measurement stayed nearer the LUT: no sign that a new profile\n"
                 "            would predict it better\n");
   std::printf("memory      predicted %.2f MiB, planned %.2f MiB (arena %.2f + workspace %.2f + weights %.2f), heap measured %.2f MiB\n",

@@ -106,17 +106,16 @@ std::string summary_markdown(const RunSummary& s) {
                 ? std::string(" The device has drifted by more than 10 % since profiling:") + kProfileAgain
                 : std::string())
         << "\n";
-    if (s.replay_rechecked_ms > 0)
+    if (s.replay_rechecked_ms > 0) {
       o << "Its implementations timed again, alone, during the replay predict " << fmt("%.3f ms", s.replay_rechecked_ms)
         << ": the device drifted " << fmt("%+.1f %%", s.replay_drift_pct) << " since profiling, and the replay is "
-        << fmt("%+.1f %%", s.replay_gap_rechecked_pct) << " off that (what the cost model misses)."
-        << (recheck_says_stale(s.replay_drift_pct, s.replay_gap_pct, s.replay_gap_rechecked_pct)
-                ? std::string(" The LUT has gone stale on this device:") + kProfileAgain
-            : speed_drifted(1 + s.replay_drift_pct / 100)
-                ? std::string(" The replay stayed nearer the LUT than these: no sign that a new profile would predict "
-                              "it better.")
-                : std::string())
-        << "\n";
+        << fmt("%+.1f %%", s.replay_gap_rechecked_pct) << " off that (what the cost model misses).";
+      const RecheckVerdict v = recheck_verdict(s.replay_drift_pct, s.replay_gap_pct, s.replay_gap_rechecked_pct);
+      if (v == RecheckVerdict::kStale) o << " The LUT has gone stale on this device:" << kProfileAgain;
+      if (v == RecheckVerdict::kMovedAlone)
+        o << " The replay stayed nearer the LUT than these: no sign that a new profile would predict it better.";
+      o << "\n";
+    }
     if (two_thread_steps_moved(s.replay_two_threads, s.replay_core_link_ns, s.replay_core_link_profile_ns))
       o << "Cores 0 and 1 sat " << fmt("%.0f ns", s.replay_core_link_ns) << " apart (a cache line's round trip) during the replay, "
         << fmt("%.0f ns", s.replay_core_link_profile_ns)
