@@ -38,10 +38,10 @@ Protocol protocol_base(const std::string& name) { return name == "exhaustive" ? 
 
 void read_profile(JsonReader& r, ExperimentConfig* c) {
   Protocol& p = c->protocol;
-  const std::string before = c->protocol_base;
-  r.text("protocol", &c->protocol_base);  // first: the keys below change it
-  one_of(r, "/protocol", c->protocol_base, {"quick", "exhaustive"}, "protocol");
-  if (r.ok() && c->protocol_base != before) p = protocol_base(c->protocol_base);  // (never when echoing)
+  const bool base_given = r.value("protocol") != nullptr;  // (never when echoing)
+  r.text("protocol", &c->protocol_base);                   // first: the keys below change it
+  one_of(r, "/protocol", c->protocol_base, {kDefaultProtocolBase, "exhaustive"}, "protocol");
+  if (r.ok() && base_given) p = protocol_base(c->protocol_base);
   r.integer("warmup", &p.warmup, 0, 1000);
   r.integer("runs", &p.runs, 1, 100000);
   r.number("cv_threshold", &p.cv_threshold, 0, 10);
