@@ -748,3 +748,27 @@ TEST_CASE("a recheck computes before its runs as long as the LUT's profile did (
   lut.protocol_json = R"({"cache":"cold-private-dirty"})";
   CHECK(recheck_options(base, lut).protocol.computing_us == 0);
 }
+
+TEST_CASE("a recheck times with the LUT's run counts, not the command's") {
+  ProfileOptions quick;
+  quick.protocol = quick_protocol();
+  Lut lut;
+  Protocol exhaustive;  // the paper's counts, no median_ci
+  exhaustive.warmup = 2;
+  lut.protocol_json = exhaustive.to_json().dump();
+  const Protocol p = recheck_options(quick, lut).protocol;
+  CHECK(p.warmup == 2);
+  CHECK(p.runs == exhaustive.runs);
+  CHECK(p.max_runs == exhaustive.max_runs);
+  CHECK(p.max_seconds == exhaustive.max_seconds);
+  CHECK(p.cv_threshold == exhaustive.cv_threshold);
+  CHECK(p.median_ci == 0);
+  // ... and a quick LUT rechecked by an exhaustive command keeps the quick counts
+  ProfileOptions paper;
+  lut.protocol_json = quick_protocol().to_json().dump();
+  const Protocol q = recheck_options(paper, lut).protocol;
+  CHECK(q.runs == quick_protocol().runs);
+  CHECK(q.max_runs == quick_protocol().max_runs);
+  CHECK(q.max_seconds == quick_protocol().max_seconds);
+  CHECK(q.median_ci == quick_protocol().median_ci);
+}

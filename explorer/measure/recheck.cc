@@ -12,7 +12,20 @@ ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut) {
   o.protocol.warm_call_path &= lut.protocol_json.find("\"library_call_path\"") != std::string::npos;
   // The LUT's own duration (none in LUTs before the evening of 2026-12-02).
   const nlohmann::json proto = nlohmann::json::parse(lut.protocol_json, nullptr, false);
-  o.protocol.computing_us = proto.is_object() ? proto.value("computing_us", 0.0) : 0.0;
+  if (!proto.is_object()) {
+    o.protocol.computing_us = 0;
+    return o;
+  }
+  o.protocol.computing_us = proto.value("computing_us", 0.0);
+  // The LUT's run counts: an exhaustive LUT rechecked with the command's quick counts would
+  // compare medians of 5-20 runs with medians of 20-100. Absent keys keep the command's.
+  Protocol& p = o.protocol;
+  p.warmup = proto.value("warmup", p.warmup);
+  p.runs = proto.value("runs", p.runs);
+  p.cv_threshold = proto.value("cv_threshold", p.cv_threshold);
+  p.max_runs = proto.value("max_runs", p.max_runs);
+  p.max_seconds = proto.value("max_seconds", p.max_seconds);
+  p.median_ci = proto.value("median_ci", 0.0);  // absent when the profile had none
   return o;
 }
 
