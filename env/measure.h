@@ -207,6 +207,14 @@ inline Protocol quick_protocol() {
   return p;
 }
 
+/// The protocols a profile starts from, by name: "quick" (quick_protocol(), every command's
+/// default) and "exhaustive" (Protocol{}, `--exhaustive`, a config's "protocol").
+constexpr const char* kQuickProtocol = "quick";
+constexpr const char* kExhaustiveProtocol = "exhaustive";
+inline Protocol protocol_base(const std::string& name) {
+  return name == kExhaustiveProtocol ? Protocol{} : quick_protocol();
+}
+
 /// Asked after every timed run with the times so far (ms); true stops the measurement there
 /// (the profiler's early stop on an implementation that cannot be chosen).
 using GiveUp = std::function<bool(const std::vector<double>& ms)>;

@@ -31,7 +31,7 @@ inline Protocol protocol_from_args(const Args& args, Protocol p = Protocol{}) {
 /// The protocol a profile runs with (`profile`, and `bench` when it profiles): the quick one
 /// unless --exhaustive, then the flags above and --median-ci, --early-stop, --far-wait.
 inline Protocol profiling_protocol_from_args(const Args& args) {
-  Protocol p = protocol_from_args(args, args.flag("exhaustive") ? Protocol{} : quick_protocol());
+  Protocol p = protocol_from_args(args, protocol_base(args.flag("exhaustive") ? kExhaustiveProtocol : kQuickProtocol));
   p.median_ci = args.get_double("median-ci", p.median_ci);
   p.early_stop_margin = args.get_double("early-stop", p.early_stop_margin);
   p.far_cores_wait_s = args.get_double("far-wait", p.far_cores_wait_s);

@@ -33,14 +33,11 @@ void read_device(JsonReader& r, const ConfigVocabulary& vocab, ExperimentConfig*
       r.fail("/threads/" + std::to_string(i), "thread sets are 1 (cpu0) or 2 (cpu0-1)");
 }
 
-// The protocols a config's "profile" starts from (`layerwise profile` and `--exhaustive`).
-Protocol protocol_base(const std::string& name) { return name == "exhaustive" ? Protocol{} : quick_protocol(); }
-
 void read_profile(JsonReader& r, ExperimentConfig* c) {
   Protocol& p = c->protocol;
   const bool base_given = r.value("protocol") != nullptr;  // (never when echoing)
   r.text("protocol", &c->protocol_base);                   // first: the keys below change it
-  one_of(r, "/protocol", c->protocol_base, {kDefaultProtocolBase, "exhaustive"}, "protocol");
+  one_of(r, "/protocol", c->protocol_base, {kQuickProtocol, kExhaustiveProtocol}, "protocol");
   if (r.ok() && base_given) p = protocol_base(c->protocol_base);
   r.integer("warmup", &p.warmup, 0, 1000);
   r.integer("runs", &p.runs, 1, 100000);

@@ -27,7 +27,7 @@ constexpr int kDefaultReplayRuns = 20;
 /// a stall of the shared host filled them (0.139-0.184 ms against 0.125-0.138, CV 0.17-0.20).
 constexpr double kDefaultReplayMinSeconds = 1.0;
 constexpr const char* kDefaultAgent = "qlearning";
-constexpr const char* kDefaultProtocolBase = "quick";  // as `layerwise profile`
+constexpr const char* kDefaultProtocolBase = kQuickProtocol;  // as `layerwise profile`
 constexpr const char* kDefaultOutputDir = "results";
 
 struct AgentSpec {
