@@ -46,6 +46,9 @@ nlohmann::json Protocol::to_json() const {
     j["residual_starts_in"] = "private-cache";
     // Timed a second time, an inference after their last read (not so before 2026-11-26).
     if (ages_streamed_weights()) j["streamed_weights_age"] = "inference";
+    // ... and implementations with big weights (not so before 2026-12-07 evening, and without
+    // this key): the share of the shared cache from which they are.
+    if (ages_streamed_weights() && big_weights_share > 0) j["weights_aged_from_shared_cache"] = big_weights_share;
   }
   // A 2-thread producer's output written back in halves by its cores (read back by the caller
   // before 2026-11-28 night, and without this key).
@@ -89,6 +92,10 @@ double median_ci_halfwidth(const std::vector<double>& x) {
 }
 
 bool Protocol::operator==(const Protocol& o) const { return to_json() == o.to_json(); }
+
+size_t Protocol::big_weights_bytes() const {
+  return ages_streamed_weights() && big_weights_share > 0 ? size_t(big_weights_share * double(shared_cache_bytes())) : 0;
+}
 
 LatencyStats latency_stats(std::vector<double> ms) {
   LatencyStats s;

@@ -68,6 +68,15 @@ struct Protocol {
   /// ran 4-5x slower in the network than in a LUT that timed them a flush (~0.5 ms) after
   /// their last read (results/reference/l3-age/, weight-age/). `--no-weight-age`.
   bool age_streamed_weights = true;
+  /// With age_streamed_weights, so are the implementations of any layer whose packed weights
+  /// fill this share of the shared cache or more (0: none): a flush leaves such weights
+  /// partly where the network does not. On a Zen 5 VM ResNet-50's 3x3 256->256 conv
+  /// timed 0.73 ms in native Winograd F(6x6) (16.8 MB of weights) a flush after its last read,
+  /// 1.15 aged, and ran 1.10-1.22 in the network; F(4x4) (9.4 MB) 0.67 -> 0.91; oneDNN's
+  /// Winograd (4.2 MB) and direct conv (2.4 MB) within 0-6 % (results/reference/big-weights/).
+  /// The search picked F(6x6) five times from the first figure: opt-fp32 8 % slower than
+  /// predicted and than oneDNN alone. Not so before 2026-12-07 evening, and without the key.
+  double big_weights_share = 0.25;
   /// With cold_cache, a step whose inputs a 2-thread step writes in the network (a 2-thread
   /// implementation, or a conversion from a 2-thread format) starts with them as that step
   /// leaves them: each core of the thread set wrote its half (WarmSet::input_writers), not
@@ -106,6 +115,8 @@ struct Protocol {
   /// Whether streamed weights are timed an inference old: age_streamed_weights under the
   /// shared-cache protocol it belongs to.
   bool ages_streamed_weights() const { return cold_cache && cover_shared_cache && age_streamed_weights; }
+  /// The packed weight bytes from which an implementation is aged whatever its layer (0: none).
+  size_t big_weights_bytes() const;
   /// With thread set 2, the 2-thread implementations of a layer timed while the host had put
   /// the two vCPUs far apart (env/speed_probe.h core_link_far of the profile's nearest probe,
   /// before or after the layer) are timed again at the end of the profile once the cores

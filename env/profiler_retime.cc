@@ -15,6 +15,13 @@ namespace {
 // pixel (a batch-1 classifier, a squeeze-excite convolution).
 bool streams_weights(const Layer& l) { return l.out.h * l.out.w == 1 && weight_floats(l) > 0; }
 
+// Whether an implementation of l with `packed_bytes` of weights is timed an inference old:
+// its layer streams its weights, or they fill a share of the shared cache
+// (Protocol::big_weights_share, `big` bytes; 0: none).
+bool ages(const Layer& l, size_t packed_bytes, size_t big) {
+  return packed_bytes > 0 && (streams_weights(l) || (big > 0 && packed_bytes >= big));
+}
+
 }  // namespace
 
 bool was_timed(const Impl& m) {
@@ -45,22 +52,22 @@ double Profiler::inference_estimate_ms(int i, const ImplDesc& d) const {
 // 29 and 16 % (results/reference/weight-age/): oneDNN's int8 classifier of ResNet-50 timed
 // 0.059 ms a flush after its last read and ran 0.16 ms in the network.
 double Profiler::weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const {
-  if (!ageing_ || !o_.protocol.ages_streamed_weights() || packed_bytes == 0) return 0;
-  return streams_weights(net_.layers[i]) ? inference_estimate_ms(i, d) : 0;
+  if (!ageing_ || !o_.protocol.ages_streamed_weights()) return 0;
+  return ages(net_.layers[i], packed_bytes, o_.protocol.big_weights_bytes()) ? inference_estimate_ms(i, d) : 0;
 }
 
 // Once every layer is in the LUT (so that an inference's time is known), the layers that
-// stream their weights are timed again with them an inference old (weights_age_ms) and the
-// LUT keeps that figure. Implementations the early stop skipped on the first timing are
-// timed to the end too: the age reorders them (XNNPACK's int8 classifier beat oneDNN's once
-// aged, results/reference/weight-age/). Done again on a resume: seconds to a minute.
+// stream their weights, and the implementations with big weights, are timed again with them
+// an inference old (weights_age_ms) and the LUT keeps that figure. Implementations the early
+// stop skipped on the first timing are timed to the end too: the age reorders them (XNNPACK's
+// int8 classifier beat oneDNN's once aged, results/reference/weight-age/). Done again on a
+// resume: seconds to a minute.
 Status Profiler::age_streamed_weights(Lut& lut) {
   if (!o_.protocol.ages_streamed_weights()) return Status::ok();
   const auto t0 = clock_type::now();
   ageing_ = true;
   std::map<std::string, std::pair<Impl, double>> timed;  // by cache key: the aged impl, its age
   for (int i = 1; i < int(net_.layers.size()); ++i) {
-    if (!streams_weights(net_.layers[i])) continue;
     for (const Candidate& c : reg_.candidates(net_, i)) {
       Impl* row = find_impl(lut.layers[size_t(i)], c.desc.name());
       if (!row || !wanted(c.desc, o_) || !was_timed(*row)) continue;

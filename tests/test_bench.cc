@@ -747,6 +747,9 @@ TEST_CASE("a recheck computes before its runs as long as the LUT's profile did (
   CHECK(recheck_options(base, lut).protocol.computing_us == 250);
   lut.protocol_json = R"({"cache":"cold-private-dirty"})";
   CHECK(recheck_options(base, lut).protocol.computing_us == 0);
+  CHECK(recheck_options(base, lut).protocol.big_weights_share == 0);  // nor aged its big weights
+  lut.protocol_json = R"({"cache":"cold-private-dirty","weights_aged_from_shared_cache":0.5})";
+  CHECK(recheck_options(base, lut).protocol.big_weights_share == 0.5);
 }
 
 TEST_CASE("a recheck times with the LUT's run counts, not the command's") {

@@ -143,6 +143,48 @@ TEST_CASE("a layer that streams its weights is timed again with them an inferenc
   CHECK_FALSE(nlohmann::json::parse(fresh.protocol_json).contains("streamed_weights_age"));
 }
 
+TEST_CASE("implementations with big weights are timed an inference old too, whatever their layer") {
+  if (shared_cache_bytes() == 0) {  // the share is of a cache the system does not report
+    MESSAGE("no shared cache size reported: big weights are never aged here");
+    return;
+  }
+  Network net = tiny();
+  const size_t fc = net.layers.size() - 1;
+  ProfileOptions o = fast_options("");
+  o.protocol.big_weights_share = 0;  // first: the classifier alone, and the rows' packed bytes
+  Lut plain;
+  REQUIRE(profile_network(net, native_registry(), o, &plain).is_ok());
+  CHECK_FALSE(nlohmann::json::parse(plain.protocol_json).contains("weights_aged_from_shared_cache"));
+  // "big" from the largest conv row's weights down: some conv rows aged, not every one
+  int64_t largest = 0;
+  for (size_t i = 1; i < fc; ++i)
+    for (const Impl& m : plain.layers[i].impls)
+      if (m.ok() && !m.is_fused_consumer()) largest = std::max(largest, m.memory_bytes.weights);
+  REQUIRE(largest > 0);
+  o.protocol.big_weights_share = double(largest) / double(shared_cache_bytes());
+  const int64_t big = int64_t(o.protocol.big_weights_bytes());
+  REQUIRE(big > 0);
+  REQUIRE(big <= largest);
+  ProfileSpent spent;
+  o.spent = &spent;
+  Lut lut;
+  REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  CHECK(nlohmann::json::parse(lut.protocol_json).value("weights_aged_from_shared_cache", 0.0) ==
+        o.protocol.big_weights_share);
+  std::set<std::pair<std::string, std::string>> expected, aged;
+  int small_rows = 0;
+  for (size_t i = 1; i < lut.layers.size(); ++i)
+    for (const Impl& m : lut.layers[i].impls) {
+      if (!m.ok() || m.is_fused_consumer() || m.memory_bytes.weights == 0) continue;
+      if (i == fc || m.memory_bytes.weights >= big) expected.insert({net.layers[i].name, m.name});
+      else small_rows += i != fc;
+    }
+  for (const ProfileSpent::Aged& a : spent.aged) aged.insert({a.layer, a.impl});
+  CHECK(aged == expected);
+  CHECK(spent.aged.size() == expected.size());  // (no row twice)
+  CHECK(small_rows > 0);  // the share left the smaller convs' rows as first timed
+}
+
 // Two identical 3x3 convolutions (layers 2 and 3) after a first one: the second takes the
 // first's figures from the cache.
 

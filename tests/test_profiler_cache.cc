@@ -235,6 +235,19 @@ TEST_CASE("the protocol records that streamed weights are timed an inference old
   CHECK_FALSE(q.to_json().contains("streamed_weights_age"));
 }
 
+TEST_CASE("the protocol records the share of the shared cache from which weights are aged, unless none") {
+  Protocol p;
+  CHECK(p.to_json().value("weights_aged_from_shared_cache", 0.0) == 0.25);
+  CHECK(p.big_weights_bytes() == size_t(0.25 * double(shared_cache_bytes())));
+  p.big_weights_share = 0;
+  CHECK_FALSE(p.to_json().contains("weights_aged_from_shared_cache"));
+  CHECK(p.big_weights_bytes() == 0);
+  Protocol q;
+  q.age_streamed_weights = false;  // --no-weight-age: neither
+  CHECK_FALSE(q.to_json().contains("weights_aged_from_shared_cache"));
+  CHECK(q.big_weights_bytes() == 0);
+}
+
 TEST_CASE("cold protocol: layers and conversions start with their output in the shared cache and their pool awake") {
   std::vector<uint8_t> output(1 << 12, 2);
   Protocol p;

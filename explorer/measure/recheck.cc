@@ -14,9 +14,11 @@ ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut) {
   const nlohmann::json proto = nlohmann::json::parse(lut.protocol_json, nullptr, false);
   if (!proto.is_object()) {
     o.protocol.computing_us = 0;
+    o.protocol.big_weights_share = 0;
     return o;
   }
   o.protocol.computing_us = proto.value("computing_us", 0.0);
+  o.protocol.big_weights_share = proto.value("weights_aged_from_shared_cache", 0.0);
   // The LUT's run counts: an exhaustive LUT rechecked with the command's quick counts would
   // compare medians of 5-20 runs with medians of 20-100. Absent keys keep the command's.
   Protocol& p = o.protocol;
