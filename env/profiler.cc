@@ -78,8 +78,15 @@ void Profiler::report(int layer, const std::string& current) {
   p.total = total_;
   p.current = current;
   p.elapsed_s = std::chrono::duration<double>(clock_type::now() - start_).count();
-  p.eta_s = done_ > 0 ? p.elapsed_s / done_ * (total_ - done_) : 0;
+  const double pass_s = std::chrono::duration<double>(clock_type::now() - pass_start_).count();
+  p.eta_s = done_ > 0 ? pass_s / double(done_) * double(total_ - done_) : 0;
   o_.progress(p);
+}
+
+void Profiler::begin_pass(int64_t total) {
+  done_ = 0;
+  total_ = total;
+  pass_start_ = clock_type::now();
 }
 
 void Profiler::charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl) {

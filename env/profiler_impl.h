@@ -79,6 +79,13 @@ class Profiler {
   double inference_estimate_ms(int i, const ImplDesc& d) const;
   double weights_age_ms(int i, const ImplDesc& d, size_t packed_bytes) const;
   Status age_streamed_weights(Lut& lut);
+  struct AgedRow {  // a LUT row age_streamed_weights times again
+    int layer;
+    Candidate c;
+    Impl* row;
+    std::string key;  // its cache key
+  };
+  std::vector<AgedRow> rows_to_age(Lut& lut) const;
   bool two_thread_set() const;
   bool far_aware() const;
   using Stage = std::function<Status(const std::function<void()>& probe_between)>;
@@ -107,6 +114,9 @@ class Profiler {
   size_t flush_bytes_for(const Layer& l, const Primitive& prim, DType activations) const;
   int64_t count_work(int from) const;
   void report(int layer, const std::string& current);
+  /// A pass of its own after the layers (ageing, a recheck): `total` timings, counted in
+  /// done_ from 0, with the ETA taken from the pass's own pace.
+  void begin_pass(int64_t total);
   void charge(const ImplDesc& d, double create_s, double measure_s, const Impl& impl);
 
   const Network& net_;
@@ -135,6 +145,7 @@ class Profiler {
   const int64_t net_weights_ = network_weight_floats(net_);
   const int64_t net_arena_ = network_arena_floats(net_);
   clock_type::time_point start_ = clock_type::now();
+  clock_type::time_point pass_start_ = start_;  // the ETA's: the profile's, or begin_pass's
   int64_t done_ = 0, total_ = 0;
 };
 

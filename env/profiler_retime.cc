@@ -3,6 +3,8 @@
 // deployments use.
 #include <algorithm>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "env/profiler_impl.h"
 #include "libs/ops/thread_pool.h"
@@ -66,38 +68,52 @@ Status Profiler::age_streamed_weights(Lut& lut) {
   if (!o_.protocol.ages_streamed_weights()) return Status::ok();
   const auto t0 = clock_type::now();
   ageing_ = true;
+  const std::vector<AgedRow> rows = rows_to_age(lut);
+  std::set<std::string> keys;  // the timings to make (identical layers share one)
+  for (const AgedRow& r : rows) keys.insert(r.key);
+  begin_pass(int64_t(keys.size()));
   std::map<std::string, std::pair<Impl, double>> timed;  // by cache key: the aged impl, its age
-  for (int i = 1; i < int(net_.layers.size()); ++i) {
-    for (const Candidate& c : reg_.candidates(net_, i)) {
-      Impl* row = find_impl(lut.layers[size_t(i)], c.desc.name());
-      if (!row || !wanted(c.desc, o_) || !was_timed(*row)) continue;
-      // (the age time_primitive waits: the row holds the primitive's packed bytes)
-      const double age = weights_age_ms(i, c.desc, size_t(row->memory_bytes.weights));
-      if (age <= 0) continue;
-      const std::string key = cache_key(i, c.desc);
-      if (!timed.count(key)) {
-        report(i, c.desc.name() + " (weights an inference old)");
-        timed[key] = {measure_impl(i, c.desc, c.supported, lut, Look::kToTheEnd), age};
-      }
-      const auto& [aged, timed_at] = timed[key];  // (an identical layer's, as in the profile)
-      if (!aged.ok()) return failed("ageing: " + c.desc.name() + " on layer '" + net_.layers[i].name + "': " + aged.reason);
-      if (o_.spent)
-        o_.spent->aged.push_back({net_.layers[i].name, row->name, timed_at,
-                                  row->ok() ? row->latency_ms.median : row->latency_ms.min, aged.latency_ms.median});
-      row->latency_ms = aged.latency_ms;
-      row->status = ImplStatus::kOk;
-      row->reason.clear();
+  for (const AgedRow& r : rows) {
+    const int i = r.layer;
+    const double age = weights_age_ms(i, r.c.desc, size_t(r.row->memory_bytes.weights));
+    if (age <= 0) continue;
+    if (!timed.count(r.key)) {
+      report(i, r.c.desc.name() + " (weights an inference old)");
+      timed[r.key] = {measure_impl(i, r.c.desc, r.c.supported, lut, Look::kToTheEnd), age};
+      ++done_;
     }
+    const auto& [aged, timed_at] = timed[r.key];  // (an identical layer's, as in the profile)
+    if (!aged.ok()) return failed("ageing: " + r.c.desc.name() + " on layer '" + net_.layers[i].name + "': " + aged.reason);
+    if (o_.spent)
+      o_.spent->aged.push_back({net_.layers[i].name, r.row->name, timed_at,
+                                r.row->ok() ? r.row->latency_ms.median : r.row->latency_ms.min, aged.latency_ms.median});
+    r.row->latency_ms = aged.latency_ms;
+    r.row->status = ImplStatus::kOk;
+    r.row->reason.clear();
   }
   ageing_ = false;
   if (o_.spent) o_.spent->aged_s = std::chrono::duration<double>(clock_type::now() - t0).count();
   return Status::ok();
 }
 
+// The rows age_streamed_weights times again, in layer order.
+std::vector<Profiler::AgedRow> Profiler::rows_to_age(Lut& lut) const {
+  std::vector<AgedRow> rows;
+  const size_t big = o_.protocol.big_weights_bytes();
+  for (int i = 1; i < int(net_.layers.size()); ++i)
+    for (const Candidate& c : reg_.candidates(net_, i)) {
+      Impl* row = find_impl(lut.layers[size_t(i)], c.desc.name());
+      // (the row holds the primitive's packed bytes, which time_primitive ages by)
+      if (row && wanted(c.desc, o_) && was_timed(*row) && ages(net_.layers[i], size_t(row->memory_bytes.weights), big))
+        rows.push_back({i, c, row, cache_key(i, c.desc)});
+    }
+  return rows;
+}
+
 Status Profiler::remeasure(const std::vector<std::pair<int, std::string>>& which, Lut* lut) {
   lut_ = lut;
   ageing_ = true;  // as the LUT's second timing of the layers that stream their weights
-  total_ = int64_t(which.size());
+  begin_pass(int64_t(which.size()));
   start_thread_sets();
   std::map<std::string, LatencyStats> timed;  // by cache key: identical layers share a figure
   for (const std::pair<int, std::string>& w : which) {

@@ -167,8 +167,17 @@ TEST_CASE("implementations with big weights are timed an inference old too, what
   REQUIRE(big <= largest);
   ProfileSpent spent;
   o.spent = &spent;
+  std::vector<ProfileProgress> ageing;  // the pass's progress: counted on its own, not "100 %"
+  o.progress = [&](const ProfileProgress& p) {
+    if (p.current.find("(weights an inference old)") != std::string::npos) ageing.push_back(p);
+  };
   Lut lut;
   REQUIRE(profile_network(net, native_registry(), o, &lut).is_ok());
+  REQUIRE_FALSE(ageing.empty());
+  for (size_t k = 0; k < ageing.size(); ++k) {
+    CHECK(ageing[k].done == int64_t(k));
+    CHECK(ageing[k].total == int64_t(ageing.size()));
+  }
   CHECK(nlohmann::json::parse(lut.protocol_json).value("weights_aged_from_shared_cache", 0.0) ==
         o.protocol.big_weights_share);
   std::set<std::pair<std::string, std::string>> expected, aged;
