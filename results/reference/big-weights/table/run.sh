@@ -1,11 +1,4 @@
 #!/bin/bash
-# Fresh LUTs of the five bench models (recheck/profile.sh) and one interleaved bench.
-set -u
-D=/tmp/q/p200; cd $D
-{ lscpu; git -C /work/main rev-parse HEAD; } > machine.txt
-bash /work/main/results/reference/recheck/profile.sh $D > profile.out 2>&1
-mkdir -p bench && cd bench
-uptime > bench.load
-/usr/bin/time -f "%e s" ../layerwise bench --lut-dir $D/luts --threads 1,2 --repeats 10 --labels ref-fp32,native,xnnpack,onednn,opt-fp32,opt-int8,opt-mixed --out bench.csv --md bench.md --quiet > bench.out 2> bench.err
-uptime >> bench.load
-echo done > $D/finished
+# Fresh LUTs of the five bench models and one interleaved bench, as zen5-dec7/bench/ (the same
+# script, run from a copy with D=/tmp/q/p200).
+bash /work/main/results/reference/zen5-dec7/bench/run.sh /tmp/q/p200

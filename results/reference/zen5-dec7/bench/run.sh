@@ -2,7 +2,7 @@
 # Fresh LUTs of the five bench models (recheck/profile.sh) and one interleaved bench, as the
 # first half of int8-layers/final/all.sh (its prediction rounds left out for the session's time).
 set -u
-D=/tmp/q/p102; cd $D
+D=${1:-/tmp/q/p102}; mkdir -p $D; cd $D  # (big-weights/table/ ran it with /tmp/q/p200)
 { lscpu; git -C /work/main rev-parse HEAD; } > machine.txt
 bash /work/main/results/reference/recheck/profile.sh $D > profile.out 2>&1
 mkdir -p bench && cd bench
