@@ -17,8 +17,9 @@ namespace lw {
 
 /// `base` with the preparations switched off that the LUT's own protocol did not use (weights
 /// aged, inputs written in halves): a LUT from before them was timed without, and a recheck
-/// with them would read as drift. The computing before each run and the run counts (warm-up,
-/// runs, cv, caps, median_ci) are the LUT's, whatever the command's protocol.
+/// with them would read as drift. The computing before each run, the share of the shared
+/// cache from which weights are aged, and the run counts (warm-up, runs, cv, caps, median_ci)
+/// are the LUT's, whatever the command's protocol.
 ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut);
 
 /// The (layer, implementation) pairs an executor's layer steps run, conversions left out.
