@@ -6,22 +6,18 @@ namespace lw {
 
 ProfileOptions recheck_options(const ProfileOptions& base, const Lut& lut) {
   ProfileOptions o = base;
-  o.protocol.age_streamed_weights &= lut.protocol_json.find("\"streamed_weights_age\"") != std::string::npos;
-  o.protocol.inputs_from_writers &= lut.protocol_json.find("\"inputs_start_in\"") != std::string::npos;
-  o.protocol.streamed_outputs &= lut.protocol_json.find("\"streamed_outputs\"") != std::string::npos;
-  o.protocol.warm_call_path &= lut.protocol_json.find("\"library_call_path\"") != std::string::npos;
-  // The LUT's own duration (none in LUTs before the evening of 2026-12-02).
-  const nlohmann::json proto = nlohmann::json::parse(lut.protocol_json, nullptr, false);
-  if (!proto.is_object()) {
-    o.protocol.computing_us = 0;
-    o.protocol.big_weights_share = 0;
-    return o;
-  }
-  o.protocol.computing_us = proto.value("computing_us", 0.0);
-  o.protocol.big_weights_share = proto.value("weights_aged_from_shared_cache", 0.0);
+  nlohmann::json proto = nlohmann::json::parse(lut.protocol_json, nullptr, false);
+  if (!proto.is_object()) proto = nlohmann::json::object();  // (no key: none of the below)
+  Protocol& p = o.protocol;
+  p.age_streamed_weights &= proto.contains("streamed_weights_age");
+  p.inputs_from_writers &= proto.contains("inputs_start_in");
+  p.streamed_outputs &= proto.contains("streamed_outputs");
+  p.warm_call_path &= proto.contains("library_call_path");
+  // The LUT's own duration (none in LUTs before the evening of 2026-12-02) and share.
+  p.computing_us = proto.value("computing_us", 0.0);
+  p.big_weights_share = proto.value("weights_aged_from_shared_cache", 0.0);
   // The LUT's run counts: an exhaustive LUT rechecked with the command's quick counts would
   // compare medians of 5-20 runs with medians of 20-100. Absent keys keep the command's.
-  Protocol& p = o.protocol;
   p.warmup = proto.value("warmup", p.warmup);
   p.runs = proto.value("runs", p.runs);
   p.cv_threshold = proto.value("cv_threshold", p.cv_threshold);
