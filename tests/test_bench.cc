@@ -2,6 +2,7 @@
 // (f32 outputs match ref-fp32's), a thread cap of 1 keeps every step on one thread, and the
 // speed-ups and reports are consistent with the measured figures.
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <sched.h>
 #include <unistd.h>
@@ -131,8 +132,14 @@ TEST_CASE("a recheck times the implementations again: a stale LUT's prediction i
   Lut stale = tiny().lut;
   for (LutLayer& l : stale.layers)
     for (Impl& m : l.impls) m.latency_ms.scale(10);
-  ProfileOptions recheck = testing::quick_profile_options();
-  recheck.protocol.runs = recheck.protocol.max_runs = 5;  // a median that one preemption cannot move
+  // A median that one preemption cannot move. A recheck times with the LUT's run counts
+  // (recheck_options), so they are set in the LUT: set in the options, they went unused and
+  // the recheck took the tiny LUT's 2 runs (CI, 2026-12-07: one step 4x its real time).
+  nlohmann::json protocol = nlohmann::json::parse(stale.protocol_json);
+  protocol["runs"] = protocol["max_runs"] = 5;
+  stale.protocol_json = protocol.dump();
+  const ProfileOptions recheck = testing::quick_profile_options();
+  REQUIRE(recheck_options(recheck, stale).protocol.runs == 5);
   std::vector<BenchStep> steps, fresh_steps;
   std::vector<BenchRow> rows = bench(2, &steps, stale, &recheck), fresh = bench(2, &fresh_steps);
   REQUIRE(rows.size() == fresh.size());
@@ -156,6 +163,7 @@ TEST_CASE("a recheck times the implementations again: a stale LUT's prediction i
     recheck_sum += s.recheck_ms;
   }
   CHECK(lut_sum > 0);
+  INFO("stale LUT sum " << lut_sum << " ms, rechecked " << recheck_sum << " ms");
   CHECK(recheck_sum < lut_sum / 3);
   for (const BenchStep& s : fresh_steps) CHECK(s.recheck_ms == -1);
   CHECK(bench_csv(rows).find(",recheck_ms,") != std::string::npos);
